@@ -1,0 +1,196 @@
+import { z } from 'zod';
+import { Rng, deriveSeed } from '../rng.js';
+import type { Env, FrozenLakeSnapshot, StepResult } from '../types.js';
+
+export const frozenLakeConfigSchema = z
+  .object({
+    size: z.number().int().min(2).max(12).default(4),
+    pFrozen: z.number().gt(0).max(1).default(0.8).describe('Probability that a tile is frozen (paper: 0.8; RAGEN HEAD: 0.9)'),
+    successRate: z
+      .number()
+      .gt(0)
+      .max(1)
+      .default(1 / 3)
+      .describe('Probability that the intended move is taken; the rest is split between the two perpendicular moves. 1 = deterministic'),
+    maxSteps: z.number().int().min(1).max(1000).default(100),
+  })
+  .strict();
+export type FrozenLakeConfig = z.infer<typeof frozenLakeConfigSchema>;
+
+/** RAGEN action ids 1..4 map to gymnasium's 0 Left, 1 Down, 2 Right, 3 Up. */
+export const FROZENLAKE_ACTIONS = ['Left', 'Down', 'Right', 'Up'] as const;
+export const FROZENLAKE_LEGEND = 'P: player, _: empty, O: hole, G: goal, X: player in hole, √: player on goal';
+export const FROZENLAKE_DELTAS: readonly (readonly [number, number])[] = [
+  [0, -1],
+  [1, 0],
+  [0, 1],
+  [-1, 0],
+];
+
+/** i.i.d. frozen/hole tiles with a random distinct start and goal, resampled until a path exists. */
+export function generateLakeMap(rng: Rng, size: number, pFrozen: number): string[] {
+  for (;;) {
+    const board = Array.from({ length: size }, () => Array.from({ length: size }, (): string => (rng.float() < pFrozen ? 'F' : 'H')));
+    let sr: number, sc: number, gr: number, gc: number;
+    do {
+      sr = rng.int(0, size - 1);
+      sc = rng.int(0, size - 1);
+      gr = rng.int(0, size - 1);
+      gc = rng.int(0, size - 1);
+    } while (sr === gr && sc === gc);
+    board[sr]![sc] = 'S';
+    board[gr]![gc] = 'G';
+    const map = board.map((row) => row.join(''));
+    if (hasPath(map, [sr, sc])) return map;
+  }
+}
+
+function hasPath(map: string[], start: [number, number]): boolean {
+  const size = map.length;
+  const seen = new Set<string>();
+  const stack = [start];
+  while (stack.length) {
+    const [r, c] = stack.pop()!;
+    if (seen.has(`${r},${c}`)) continue;
+    seen.add(`${r},${c}`);
+    for (const [dr, dc] of FROZENLAKE_DELTAS) {
+      const nr = r + dr;
+      const nc = c + dc;
+      if (nr < 0 || nc < 0 || nr >= size || nc >= size) continue;
+      if (map[nr]![nc] === 'G') return true;
+      if (map[nr]![nc] !== 'H') stack.push([nr, nc]);
+    }
+  }
+  return false;
+}
+
+/** Where a move from (r, c) lands, staying in place at the border. */
+export function lakeMove(size: number, [r, c]: readonly [number, number], action: number): [number, number] {
+  const [dr, dc] = FROZENLAKE_DELTAS[action]!;
+  return [Math.min(Math.max(r + dr, 0), size - 1), Math.min(Math.max(c + dc, 0), size - 1)];
+}
+
+/** The three directions a slippery move can take, with their probabilities. */
+export function slipOutcomes(action: number, successRate: number): { action: number; p: number }[] {
+  if (successRate >= 1) return [{ action, p: 1 }];
+  const side = (1 - successRate) / 2;
+  return [
+    { action: (action + 3) % 4, p: side },
+    { action, p: successRate },
+    { action: (action + 1) % 4, p: side },
+  ];
+}
+
+export class FrozenLakeEnv implements Env<FrozenLakeSnapshot> {
+  readonly name = 'frozenlake';
+  readonly actions = FROZENLAKE_ACTIONS;
+  readonly config: FrozenLakeConfig;
+  private map: string[] = [];
+  private player: [number, number] = [0, 0];
+  private steps = 0;
+  private _done = false;
+  private slipRng = new Rng(0);
+
+  constructor(config: Partial<FrozenLakeConfig> = {}) {
+    this.config = frozenLakeConfigSchema.parse(config);
+  }
+
+  get done(): boolean {
+    return this._done;
+  }
+  get success(): boolean {
+    return this.tile() === 'G';
+  }
+
+  private tile(): string {
+    return this.map[this.player[0]]?.[this.player[1]] ?? 'F';
+  }
+
+  reset(seed: number): string {
+    this.map = generateLakeMap(new Rng(seed), this.config.size, this.config.pFrozen);
+    const r = this.map.findIndex((row) => row.includes('S'));
+    this.player = [r, this.map[r]!.indexOf('S')];
+    this.slipRng = new Rng(deriveSeed(seed, 0x51));
+    this.steps = 0;
+    this._done = false;
+    return this.render();
+  }
+
+  step(action: string): StepResult {
+    const index = FROZENLAKE_ACTIONS.findIndex((a) => a.toLowerCase() === action.trim().toLowerCase());
+    if (index < 0 || this._done) {
+      return {
+        observation: this.render(),
+        reward: 0,
+        done: this._done,
+        success: this.success,
+        actionValid: index >= 0,
+        actionEffective: false,
+      };
+    }
+    const outcomes = slipOutcomes(index, this.config.successRate);
+    let u = this.slipRng.float();
+    let taken = outcomes[outcomes.length - 1]!.action;
+    for (const o of outcomes) {
+      if (u < o.p) {
+        taken = o.action;
+        break;
+      }
+      u -= o.p;
+    }
+    const before = this.player;
+    this.player = lakeMove(this.config.size, before, taken);
+    this.steps += 1;
+    const tile = this.tile();
+    this._done = tile === 'G' || tile === 'H' || this.steps >= this.config.maxSteps;
+    return {
+      observation: this.render(),
+      reward: tile === 'G' ? 1 : 0,
+      done: this._done,
+      success: tile === 'G',
+      actionValid: true,
+      actionEffective: before[0] !== this.player[0] || before[1] !== this.player[1],
+    };
+  }
+
+  instructions(): string {
+    return (
+      'You are solving the FrozenLake puzzle. Forbid the whole and go to the target. ' +
+      'You may move to the unintended direction due to the slippery ice. ' +
+      'Example answer format: <think>To forbid the hole and go to the target, I should go left then go up.</think><answer>Left || Up</answer>'
+    );
+  }
+
+  render(): string {
+    return renderFrozenLake(this.snapshot());
+  }
+
+  restore(s: FrozenLakeSnapshot, seed = 0): void {
+    this.map = [...s.map];
+    this.player = [...s.player];
+    this._done = s.done;
+    this.steps = 0;
+    this.slipRng = new Rng(deriveSeed(seed, 0x51));
+  }
+
+  snapshot(): FrozenLakeSnapshot {
+    return { env: 'frozenlake', map: [...this.map], player: [...this.player], done: this._done, success: this.success };
+  }
+}
+
+export function frozenLakeGrid(s: FrozenLakeSnapshot): string[] {
+  return s.map.map((row, r) =>
+    [...row]
+      .map((ch, c) => {
+        const here = s.player[0] === r && s.player[1] === c;
+        if (ch === 'H') return here ? 'X' : 'O';
+        if (ch === 'G') return here ? '√' : 'G';
+        return here ? 'P' : '_';
+      })
+      .join(''),
+  );
+}
+
+export function renderFrozenLake(s: FrozenLakeSnapshot): string {
+  return frozenLakeGrid(s).join('\n');
+}

@@ -1,0 +1,192 @@
+import { z } from 'zod';
+import { Rng, deriveSeed } from '../rng.js';
+import type { Env, SokobanSnapshot, StepResult } from '../types.js';
+import { BOX, BOX_ON_TARGET, DELTAS, FLOOR, GenerationFailed, PLAYER, TARGET, WALL, generateRoom } from './generate.js';
+
+export const sokobanConfigSchema = z
+  .object({
+    rows: z.number().int().min(4).max(16).default(6).describe('Room height, walls included'),
+    cols: z.number().int().min(4).max(16).default(6).describe('Room width, walls included'),
+    numBoxes: z.number().int().min(1).max(4).default(1),
+    searchDepth: z.number().int().min(2).max(1000).default(300).describe('Reverse-play search depth'),
+    maxExploredStates: z.number().int().min(100).max(1_000_000).default(300_000),
+    maxSteps: z.number().int().min(1).max(1000).default(100).describe('Primitive actions before the episode ends'),
+    observationFormat: z.enum(['grid', 'grid_coord']).default('grid'),
+  })
+  .strict();
+export type SokobanConfig = z.infer<typeof sokobanConfigSchema>;
+
+export const SOKOBAN_ACTIONS = ['Up', 'Down', 'Left', 'Right'] as const;
+export const SOKOBAN_LEGEND = '#: wall, _: empty, O: target, √: box on target, X: box, P: player, S: player on target';
+
+/** Symbols for the room-state codes, with 6 = player on target. */
+const SYMBOLS = ['#', '_', 'O', '√', 'X', 'P', 'S'];
+const MAX_RESEEDS = 50;
+
+export class SokobanEnv implements Env<SokobanSnapshot> {
+  readonly name = 'sokoban';
+  readonly actions = SOKOBAN_ACTIONS;
+  readonly config: SokobanConfig;
+  private structure: Uint8Array = new Uint8Array(0);
+  private state: Uint8Array = new Uint8Array(0);
+  private steps = 0;
+  private boxesOnTarget = 0;
+  private _done = false;
+
+  constructor(config: Partial<SokobanConfig> = {}) {
+    this.config = sokobanConfigSchema.parse(config);
+  }
+
+  get done(): boolean {
+    return this._done;
+  }
+  get success(): boolean {
+    return this.boxesOnTarget === this.config.numBoxes;
+  }
+
+  reset(seed: number): string {
+    const { rows, cols, numBoxes, searchDepth, maxExploredStates } = this.config;
+    // Like RAGEN, a seed whose generation fails is retried with a seed derived from it.
+    let attemptSeed = seed;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const room = generateRoom(new Rng(attemptSeed), { rows, cols, numBoxes, searchDepth, maxExploredStates });
+        this.structure = room.structure;
+        this.state = room.state;
+        break;
+      } catch (e) {
+        if (!(e instanceof GenerationFailed) || attempt >= MAX_RESEEDS) throw e;
+        attemptSeed = deriveSeed(seed, attempt + 1);
+      }
+    }
+    this.steps = 0;
+    this._done = false;
+    this.boxesOnTarget = countBoxesOnTarget(this.state);
+    return this.render();
+  }
+
+  step(action: string): StepResult {
+    const index = SOKOBAN_ACTIONS.findIndex((a) => a.toLowerCase() === action.trim().toLowerCase());
+    if (index < 0 || this._done) {
+      return {
+        observation: this.render(),
+        reward: 0,
+        done: this._done,
+        success: this.success,
+        actionValid: index >= 0,
+        actionEffective: false,
+      };
+    }
+    const { cols } = this.config;
+    const [dr, dc] = DELTAS[index]!;
+    const player = this.state.indexOf(PLAYER);
+    const dest = player + dr * cols + dc;
+    let moved = false;
+    if (this.state[dest] === BOX || this.state[dest] === BOX_ON_TARGET) {
+      const beyond = dest + dr * cols + dc;
+      if (this.state[beyond] === FLOOR || this.state[beyond] === TARGET) {
+        this.state[beyond] = this.structure[beyond] === TARGET ? BOX_ON_TARGET : BOX;
+        moved = true;
+      }
+    } else if (this.state[dest] === FLOOR || this.state[dest] === TARGET) {
+      moved = true;
+    }
+    if (moved) {
+      this.state[player] = this.structure[player]!;
+      this.state[dest] = PLAYER;
+    }
+    this.steps += 1;
+    let reward = -0.1;
+    const onTarget = countBoxesOnTarget(this.state);
+    if (onTarget > this.boxesOnTarget) reward += 1;
+    else if (onTarget < this.boxesOnTarget) reward -= 1;
+    this.boxesOnTarget = onTarget;
+    if (this.success) reward += 10;
+    this._done = this.success || this.steps >= this.config.maxSteps;
+    return { observation: this.render(), reward, done: this._done, success: this.success, actionValid: true, actionEffective: moved };
+  }
+
+  instructions(): string {
+    return (
+      'You are solving the Sokoban puzzle. You are the player and you need to push all boxes to targets. ' +
+      'When you are right next to a box, you can push it by moving in the same direction. ' +
+      'You cannot push a box through a wall, and you cannot pull a box.'
+    );
+  }
+
+  render(): string {
+    return renderSokoban(this.snapshot(), this.config.observationFormat);
+  }
+
+  restore(s: SokobanSnapshot): void {
+    const rows = s.fixed.length;
+    const cols = s.fixed[0]!.length;
+    if (rows !== this.config.rows || cols !== this.config.cols)
+      throw new Error(`snapshot is ${rows}×${cols}, env is ${this.config.rows}×${this.config.cols}`);
+    this.structure = new Uint8Array(rows * cols);
+    s.fixed.forEach((row, r) =>
+      [...row].forEach((ch, c) => (this.structure[r * cols + c] = ch === '#' ? WALL : ch === 'O' ? TARGET : FLOOR)),
+    );
+    this.state = this.structure.slice();
+    for (const [r, c] of s.boxes) this.state[r * cols + c] = this.structure[r * cols + c] === TARGET ? BOX_ON_TARGET : BOX;
+    this.state[s.player[0] * cols + s.player[1]] = PLAYER;
+    this.steps = s.steps;
+    this.boxesOnTarget = countBoxesOnTarget(this.state);
+    this._done = s.done;
+  }
+
+  snapshot(): SokobanSnapshot {
+    const { rows, cols } = this.config;
+    const fixed: string[] = [];
+    const boxes: [number, number][] = [];
+    let player: [number, number] = [0, 0];
+    for (let r = 0; r < rows; r++) {
+      let line = '';
+      for (let c = 0; c < cols; c++) {
+        const i = r * cols + c;
+        line += SYMBOLS[this.structure[i]!];
+        const v = this.state[i];
+        if (v === BOX || v === BOX_ON_TARGET) boxes.push([r, c]);
+        if (v === PLAYER) player = [r, c];
+      }
+      fixed.push(line);
+    }
+    return { env: 'sokoban', fixed, boxes, player, steps: this.steps, done: this._done, success: this.success };
+  }
+}
+
+function countBoxesOnTarget(state: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < state.length; i++) if (state[i] === BOX_ON_TARGET) n++;
+  return n;
+}
+
+/** Grid of the paper's symbols, drawn from a snapshot alone. */
+export function sokobanGrid(s: SokobanSnapshot): string[] {
+  const grid = s.fixed.map((row) => row.split(''));
+  for (const [r, c] of s.boxes) grid[r]![c] = grid[r]![c] === 'O' ? '√' : 'X';
+  const [pr, pc] = s.player;
+  grid[pr]![pc] = grid[pr]![pc] === 'O' ? 'S' : 'P';
+  return grid.map((row) => row.join(''));
+}
+
+export function renderSokoban(s: SokobanSnapshot, format: 'grid' | 'grid_coord' = 'grid'): string {
+  const grid = sokobanGrid(s).join('\n');
+  if (format === 'grid') return grid;
+  const fmt = (cells: [number, number][]) => (cells.length ? cells.map(([r, c]) => `(${r}, ${c})`).join(', ') : 'none');
+  const targets: [number, number][] = [];
+  s.fixed.forEach((row, r) => [...row].forEach((ch, c) => ch === 'O' && targets.push([r, c])));
+  const isTarget = ([r, c]: [number, number]) => s.fixed[r]![c] === 'O';
+  const onTarget = isTarget(s.player);
+  return [
+    'Coordinates: ',
+    `Board size: ${s.fixed.length} rows x ${s.fixed[0]!.length} cols (zero-indexed).`,
+    `Targets: ${fmt(targets)}`,
+    `Boxes: ${fmt(s.boxes.filter((b) => !isTarget(b)))}`,
+    `Boxes on target: ${fmt(s.boxes.filter(isTarget))}`,
+    `Player: ${onTarget ? 'none' : fmt([s.player])}`,
+    `Player on target: ${onTarget ? fmt([s.player]) : 'none'}`,
+    'Grid Map: ',
+    grid,
+  ].join('\n');
+}

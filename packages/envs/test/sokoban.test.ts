@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { SokobanEnv, solveSokoban, type SokobanSnapshot } from '../src/index.js';
+
+const board = (fixed: string[], boxes: [number, number][], player: [number, number]): SokobanSnapshot => ({
+  env: 'sokoban',
+  fixed,
+  boxes,
+  player,
+  steps: 0,
+  done: false,
+  success: false,
+});
+const ROOM = ['######', '#____#', '#____#', '#___O#', '#____#', '######'];
+
+describe('sokoban dynamics', () => {
+  it('moves the player onto floor with the step penalty', () => {
+    const env = new SokobanEnv();
+    env.restore(board(ROOM, [[2, 2]], [1, 1]));
+    const r = env.step('Down');
+    expect(r).toMatchObject({ reward: -0.1, done: false, actionValid: true, actionEffective: true });
+    expect(env.snapshot().player).toEqual([2, 1]);
+  });
+
+  it('does not move into walls, and a wall step still costs -0.1', () => {
+    const env = new SokobanEnv();
+    env.restore(board(ROOM, [[2, 2]], [1, 1]));
+    const r = env.step('Up');
+    expect(r).toMatchObject({ reward: -0.1, actionValid: true, actionEffective: false });
+    expect(env.snapshot().player).toEqual([1, 1]);
+  });
+
+  it('pushes a box, cannot push two boxes or into a wall', () => {
+    const env = new SokobanEnv({ numBoxes: 2 });
+    env.restore(
+      board(
+        ROOM,
+        [
+          [2, 2],
+          [2, 3],
+        ],
+        [2, 1],
+      ),
+    );
+    expect(env.step('right').actionEffective).toBe(false);
+    env.restore(board(ROOM, [[1, 2]], [2, 2]));
+    expect(env.step('UP').actionEffective).toBe(false);
+    env.restore(board(ROOM, [[2, 2]], [2, 1]));
+    expect(env.step('Right').actionEffective).toBe(true);
+    expect(env.snapshot()).toMatchObject({ boxes: [[2, 3]], player: [2, 2] });
+  });
+
+  it('pays +1 onto a target, +10 when solved, and ends the episode', () => {
+    const env = new SokobanEnv();
+    env.restore(board(ROOM, [[2, 4]], [1, 4]));
+    const r = env.step('Down');
+    expect(r.reward).toBeCloseTo(-0.1 + 1 + 10);
+    expect(r).toMatchObject({ done: true, success: true });
+    expect(env.render().split('\n')[3]).toBe('#___√#');
+  });
+
+  it('pays -1 when a box leaves a target (two boxes, one on target)', () => {
+    const env = new SokobanEnv({ numBoxes: 2 });
+    const fixed = ['######', '#_O__#', '#____#', '#___O#', '#____#', '######'];
+    env.restore(
+      board(
+        fixed,
+        [
+          [3, 4],
+          [2, 2],
+        ],
+        [3, 3],
+      ),
+    );
+    const r = env.step('Right');
+    expect(r.actionEffective).toBe(false);
+    env.restore(
+      board(
+        fixed,
+        [
+          [3, 4],
+          [2, 2],
+        ],
+        [2, 4],
+      ),
+    );
+    const off = env.step('Down');
+    expect(off.reward).toBeCloseTo(-0.1 - 1);
+    expect(off.success).toBe(false);
+  });
+
+  it('renders the paper symbols, including player on target', () => {
+    const env = new SokobanEnv();
+    env.restore(board(ROOM, [[2, 2]], [3, 4]));
+    expect(env.render()).toBe(['######', '#____#', '#_X__#', '#___S#', '#____#', '######'].join('\n'));
+  });
+
+  it('ignores unknown actions without using a step', () => {
+    const env = new SokobanEnv();
+    env.restore(board(ROOM, [[2, 2]], [1, 1]));
+    expect(env.step('Jump')).toMatchObject({ actionValid: false, actionEffective: false, reward: 0 });
+    expect(env.snapshot().steps).toBe(0);
+  });
+
+  it('ends after maxSteps primitive actions', () => {
+    const env = new SokobanEnv({ maxSteps: 3 });
+    env.restore(board(ROOM, [[2, 2]], [1, 1]));
+    env.step('Up');
+    env.step('Up');
+    expect(env.step('Up')).toMatchObject({ done: true, success: false });
+  });
+
+  it('grid_coord observation lists coordinates then the grid', () => {
+    const env = new SokobanEnv({ observationFormat: 'grid_coord' });
+    env.restore(board(ROOM, [[2, 2]], [1, 1]));
+    const obs = env.render();
+    expect(obs).toContain('Targets: (3, 4)');
+    expect(obs).toContain('Boxes: (2, 2)');
+    expect(obs).toContain('Player: (1, 1)');
+    expect(obs.endsWith(['######', '#P___#', '#_X__#', '#___O#', '#____#', '######'].join('\n'))).toBe(true);
+  });
+});
+
+describe('sokoban generation', () => {
+  it('is deterministic per seed and varies across seeds', () => {
+    const a = new SokobanEnv();
+    const b = new SokobanEnv();
+    const maps = new Set<string>();
+    for (let seed = 0; seed < 50; seed++) {
+      expect(a.reset(seed)).toBe(b.reset(seed));
+      maps.add(a.render());
+    }
+    expect(maps.size).toBeGreaterThan(40);
+  });
+
+  it('generates rooms with one player, the configured boxes and matching targets, walled border', () => {
+    const env = new SokobanEnv();
+    for (let seed = 0; seed < 100; seed++) {
+      env.reset(seed);
+      const s = env.snapshot();
+      expect(s.boxes).toHaveLength(1);
+      expect(s.fixed.join('').split('O').length - 1).toBe(1);
+      expect(s.fixed[0]).toBe('######');
+      expect(s.fixed[5]).toBe('######');
+      expect(s.fixed.every((row) => row.startsWith('#') && row.endsWith('#'))).toBe(true);
+      expect(env.success).toBe(false);
+    }
+  });
+
+  it('every one of 1,000 generated 6×6 puzzles is solvable, and the solution solves it', () => {
+    const env = new SokobanEnv();
+    for (let seed = 0; seed < 1000; seed++) {
+      env.reset(seed);
+      const plan = solveSokoban(env.snapshot());
+      expect(plan, `seed ${seed}`).not.toBeNull();
+      expect(plan!.length).toBeGreaterThan(0);
+      let last;
+      for (const a of plan!) last = env.step(a);
+      expect(last!.success, `seed ${seed}`).toBe(true);
+    }
+  });
+
+  it('8×8 rooms with 2 boxes generate and are solvable', () => {
+    const env = new SokobanEnv({ rows: 8, cols: 8, numBoxes: 2 });
+    for (let seed = 0; seed < 60; seed++) {
+      env.reset(seed);
+      expect(env.snapshot().boxes).toHaveLength(2);
+      expect(solveSokoban(env.snapshot()), `seed ${seed}`).not.toBeNull();
+    }
+  });
+});
