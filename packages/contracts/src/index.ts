@@ -1,0 +1,5 @@
+export * from './run-config.js';
+export * from './presets.js';
+export * from './errors.js';
+export * from './build-config.js';
+export * from './envs-info.js';

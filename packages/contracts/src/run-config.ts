@@ -1,0 +1,224 @@
+import { z } from 'zod';
+import { getEnvDefinition, listEnvs } from '@starpo/envs';
+
+/** Environment: name plus that environment's own config (validated by its registered schema). */
+export const envSelectionSchema = z
+  .object({
+    name: z.string().describe('Registered environment name, e.g. sokoban'),
+    config: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict()
+  .superRefine((value, ctx) => {
+    const def = listEnvs().find((d) => d.name === value.name);
+    if (!def) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['name'],
+        message: `unknown environment "${value.name}"; known: ${listEnvs()
+          .map((d) => d.name)
+          .join(', ')}`,
+      });
+      return;
+    }
+    const parsed = def.configSchema.safeParse(value.config);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: ['config', ...issue.path] } as never);
+    }
+  })
+  .transform((value) => ({
+    name: value.name,
+    config: getEnvDefinition(value.name).configSchema.parse(value.config) as Record<string, unknown>,
+  }));
+
+const validationSchema = z
+  .object({
+    size: z.number().int().min(1).max(4096).default(256).describe('Validation prompts (one rollout each)'),
+    seedBase: z.number().int().default(123).describe('Validation uses seeds seedBase + i, the same every time'),
+    temperature: z.number().min(0).max(2).default(0.5),
+    every: z.number().int().min(0).default(10).describe('Validate every N steps; 0 = never during training'),
+    beforeTraining: z.boolean().default(true),
+  })
+  .strict();
+
+const rolloutSchema = z
+  .object({
+    envGroups: z.number().int().min(1).max(1024).default(8).describe('Initial states per step (P)'),
+    groupSize: z.number().int().min(1).max(256).default(16).describe('Rollouts per initial state (N)'),
+    maxTurns: z.number().int().min(1).max(50).optional().describe("Defaults to the environment's"),
+    maxActionsPerTurn: z.number().int().min(1).max(50).optional().describe("Defaults to the environment's"),
+    maxActionsPerTraj: z.number().int().min(1).max(500).optional().describe("Defaults to the environment's"),
+    maxNewTokens: z.number().int().min(1).max(8192).default(400).describe('Max new tokens per turn'),
+    temperature: z.number().min(0).max(2).default(1),
+    topP: z.number().gt(0).max(1).default(1),
+    contextWindow: z.enum(['full', 'last_k']).default('full'),
+    lastKTurns: z.number().int().min(1).max(50).default(2).describe('Turns kept when contextWindow is last_k'),
+    maxContextTokens: z.number().int().min(64).max(131072).default(3600).describe('Left-truncate old turns beyond this'),
+    trainSeedBase: z.number().int().default(10000),
+    validation: validationSchema.prefault({}),
+  })
+  .strict();
+
+const formatSchema = z
+  .object({
+    enableThink: z.boolean().default(true),
+    formatPenalty: z.number().max(0).default(-0.1).describe('Added once per turn whose actions were not all valid'),
+    actionSeparator: z.string().min(1).max(8).default('||'),
+  })
+  .strict();
+
+export const ADV_ESTIMATORS = ['gae', 'grpo', 'reinforce', 'bilevel_gae', 'gigpo'] as const;
+export const LOSS_AGG_MODES = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'] as const;
+
+const algorithmSchema = z
+  .object({
+    advEstimator: z.enum(ADV_ESTIMATORS).default('gae'),
+    gamma: z.number().min(0).max(1).default(1),
+    lambda: z.number().min(0).max(1).default(1),
+    highLevelGamma: z.number().min(0).max(1).default(0.95).describe('Turn-level γ of bi-level GAE'),
+    grpoNormByStd: z.boolean().default(true).describe('false = Dr.GRPO (no division by the group std)'),
+    rewardNormalization: z
+      .object({
+        grouping: z.enum(['state', 'batch', 'inductive']).default('state'),
+        method: z.enum(['identity', 'mean', 'mean_std', 'asym_clip']).default('identity'),
+      })
+      .strict()
+      .prefault({}),
+    whitenAdvantages: z.boolean().default(true),
+    advantageClip: z.number().positive().nullable().default(null),
+    gigpo: z
+      .object({
+        stepWeight: z.number().min(0).default(1),
+        stepGamma: z.number().min(0).max(1).default(0.95),
+        mode: z.enum(['mean_norm', 'mean_std_norm']).default('mean_norm'),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+const ppoSchema = z
+  .object({
+    clipRatioLow: z.number().min(0).max(1).default(0.2),
+    clipRatioHigh: z.number().min(0).max(10).default(0.28),
+    dualClip: z.number().gt(1).nullable().default(null).describe('Dual-clip constant c (e.g. 3) or null'),
+    kl: z
+      .object({
+        type: z.enum(['k1', 'k2', 'k3']).default('k1'),
+        coef: z.number().min(0).default(0),
+        in: z.enum(['loss', 'reward']).default('loss'),
+      })
+      .strict()
+      .prefault({}),
+    entropyCoef: z.number().min(0).default(0.001),
+    lossAggMode: z.enum(LOSS_AGG_MODES).default('token-mean'),
+    epochs: z.number().int().min(1).max(20).default(1),
+    miniBatchSize: z.number().int().min(1).default(32).describe('Trajectories per optimizer step'),
+    microBatchSize: z.number().int().min(1).default(4).describe('Trajectories per forward/backward (gradient accumulation)'),
+    actorLr: z.number().positive().max(1).default(1e-6),
+    criticLr: z.number().positive().max(1).default(1e-5),
+    weightDecay: z.number().min(0).default(0.01),
+    betas: z.tuple([z.number().min(0).lt(1), z.number().min(0).lt(1)]).default([0.9, 0.999]),
+    gradClip: z.number().positive().default(1),
+    valueClip: z.number().positive().default(0.5),
+  })
+  .strict();
+
+const filterSchema = z
+  .object({
+    metric: z.enum(['std', 'std_rev', 'mean']).default('std'),
+    ratio: z.number().gt(0).max(1).default(0.25).describe('Share of initial-state groups kept; 1 = no filtering'),
+    includeZero: z.boolean().default(true).describe('false drops zero-variance groups before selection'),
+    adjustBatch: z.enum(['copy', 'delete']).default('copy'),
+  })
+  .strict();
+
+const earlyStoppingSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    emptyBatchSteps: z.number().int().min(1).default(5),
+    rewardStdBaselineSteps: z.number().int().min(1).default(10),
+    rewardStdWindow: z.number().int().min(1).default(10),
+    rewardStdFraction: z.number().min(0).max(1).default(0.1),
+    lowValSuccess: z.number().min(0).max(1).default(0.01),
+    lowValPatience: z.number().int().min(1).default(5),
+  })
+  .strict();
+
+export const BACKENDS = ['auto', 'tensorflow', 'webgpu', 'wasm', 'cpu'] as const;
+
+const modelSchema = z
+  .object({
+    base: z
+      .string()
+      .min(1)
+      .default('starpo-tiny/tiny')
+      .describe('Base model: a stored base model name, a local Hugging Face folder, or starpo-tiny/<size> from scratch'),
+    backend: z.enum(BACKENDS).default('auto'),
+    device: z.enum(['any', 'gpu']).default('any').describe('gpu: only a GPU worker may claim the run'),
+  })
+  .strict();
+
+const trainingSchema = z
+  .object({
+    steps: z.number().int().min(1).max(100_000).default(200),
+    rolloutReuse: z.number().int().min(1).max(100).default(1).describe('Online-K: updates per rollout batch'),
+    checkpointEvery: z.number().int().min(0).default(10).describe('0 = only at the end'),
+    seed: z.number().int().default(0),
+    trainTrajectoryShare: z.number().min(0).max(1).default(1).describe('Share of training trajectories stored'),
+  })
+  .strict();
+
+const runConfigInput = z
+  .object({
+    env: envSelectionSchema.prefault({ name: 'sokoban' }),
+    rollout: rolloutSchema.prefault({}),
+    format: formatSchema.prefault({}),
+    algorithm: algorithmSchema.prefault({}),
+    ppo: ppoSchema.prefault({}),
+    filter: filterSchema.prefault({}),
+    earlyStopping: earlyStoppingSchema.prefault({}),
+    model: modelSchema.prefault({}),
+    training: trainingSchema.prefault({}),
+  })
+  .strict();
+
+/** The full, validated configuration of a training run. Defaults follow the paper (RAGEN v0423). */
+export const runConfigSchema = runConfigInput
+  .transform((c) => {
+    const limits = getEnvDefinition(c.env.name).rolloutDefaults;
+    return {
+      ...c,
+      rollout: {
+        ...c.rollout,
+        maxTurns: c.rollout.maxTurns ?? limits.maxTurns,
+        maxActionsPerTurn: c.rollout.maxActionsPerTurn ?? limits.maxActionsPerTurn,
+        maxActionsPerTraj: c.rollout.maxActionsPerTraj ?? limits.maxActionsPerTraj,
+      },
+    };
+  })
+  .superRefine((c, ctx) => {
+    const batch = c.rollout.envGroups * c.rollout.groupSize;
+    if (c.ppo.miniBatchSize > batch) {
+      ctx.addIssue({ code: 'custom', path: ['ppo', 'miniBatchSize'], message: `must be at most envGroups × groupSize (${batch})` });
+    }
+    if (c.ppo.microBatchSize > c.ppo.miniBatchSize || c.ppo.miniBatchSize % c.ppo.microBatchSize !== 0) {
+      ctx.addIssue({ code: 'custom', path: ['ppo', 'microBatchSize'], message: `must divide miniBatchSize (${c.ppo.miniBatchSize})` });
+    }
+    if (c.rollout.maxActionsPerTurn > c.rollout.maxActionsPerTraj) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rollout', 'maxActionsPerTurn'],
+        message: `must be at most maxActionsPerTraj (${c.rollout.maxActionsPerTraj})`,
+      });
+    }
+    if (['grpo', 'gigpo'].includes(c.algorithm.advEstimator) && c.rollout.groupSize < 2) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rollout', 'groupSize'],
+        message: `${c.algorithm.advEstimator} needs groups of at least 2 rollouts`,
+      });
+    }
+  });
+
+export type RunConfig = z.output<typeof runConfigSchema>;
+export type RunConfigInput = z.input<typeof runConfigSchema>;

@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import {
+  PRESETS,
+  PRESET_NAMES,
+  ValidationError,
+  applySetting,
+  buildRunConfig,
+  configDiff,
+  describeEnvs,
+  validateRunConfig,
+} from '../src/index.js';
+
+describe('RunConfig defaults', () => {
+  it('are the paper’s (RAGEN v0423)', () => {
+    const r = validateRunConfig({});
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const c = r.config;
+    expect(c.env).toEqual({
+      name: 'sokoban',
+      config: expect.objectContaining({ rows: 6, cols: 6, numBoxes: 1, searchDepth: 300, maxSteps: 100 }),
+    });
+    expect(c.rollout).toMatchObject({
+      envGroups: 8,
+      groupSize: 16,
+      maxTurns: 5,
+      maxActionsPerTurn: 5,
+      maxActionsPerTraj: 10,
+      temperature: 1,
+      maxNewTokens: 400,
+    });
+    expect(c.rollout.validation).toEqual({ size: 256, seedBase: 123, temperature: 0.5, every: 10, beforeTraining: true });
+    expect(c.algorithm).toMatchObject({ advEstimator: 'gae', gamma: 1, lambda: 1, highLevelGamma: 0.95, whitenAdvantages: true });
+    expect(c.ppo).toMatchObject({
+      clipRatioLow: 0.2,
+      clipRatioHigh: 0.28,
+      entropyCoef: 0.001,
+      actorLr: 1e-6,
+      criticLr: 1e-5,
+      weightDecay: 0.01,
+      gradClip: 1,
+      valueClip: 0.5,
+      miniBatchSize: 32,
+      epochs: 1,
+    });
+    expect(c.ppo.kl.coef).toBe(0);
+    expect(c.filter).toMatchObject({ metric: 'std', ratio: 0.25, includeZero: true });
+    expect(c.earlyStopping).toMatchObject({
+      emptyBatchSteps: 5,
+      rewardStdWindow: 10,
+      rewardStdFraction: 0.1,
+      lowValSuccess: 0.01,
+      lowValPatience: 5,
+    });
+    expect(c.format.formatPenalty).toBe(-0.1);
+    expect(c.training.steps).toBe(200);
+  });
+
+  it('take the rollout limits from the environment (bandit: 1 turn, 1 action)', () => {
+    const c = buildRunConfig(undefined, { env: { name: 'bandit' }, rollout: { groupSize: 16 } });
+    expect(c.rollout).toMatchObject({ maxTurns: 1, maxActionsPerTurn: 1, maxActionsPerTraj: 1 });
+    expect(c.env.config).toMatchObject({ lowRiskReward: 0.1 });
+  });
+});
+
+describe('RunConfig validation', () => {
+  it('lists every wrong field by path, with the reason', () => {
+    const r = validateRunConfig({
+      env: { name: 'sokoban', config: { rows: 2, colour: 'red' } },
+      ppo: { clipRatioLow: 'big', actorLr: -1 },
+      rollout: { envGroups: 0 },
+      bogus: 1,
+    });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const paths = r.errors.map((e) => e.path);
+    expect(paths).toEqual(
+      expect.arrayContaining(['env.config.rows', 'env.config', 'ppo.clipRatioLow', 'ppo.actorLr', 'rollout.envGroups', '(root)']),
+    );
+    expect(r.errors.find((e) => e.path === '(root)')!.message).toMatch(/unknown field\(s\): bogus/);
+    expect(r.errors.find((e) => e.path === 'env.config')!.message).toMatch(/colour/);
+    expect(r.errors.find((e) => e.path === 'ppo.clipRatioLow')!.message).toMatch(/number/i);
+  });
+
+  it('rejects unknown environments', () => {
+    const r = validateRunConfig({ env: { name: 'chess' } });
+    expect(!r.ok && r.errors).toEqual([{ path: 'env.name', message: expect.stringMatching(/unknown environment "chess"/) }]);
+  });
+
+  it('checks cross-field constraints', () => {
+    const r = validateRunConfig({ rollout: { envGroups: 2, groupSize: 4 }, ppo: { miniBatchSize: 16, microBatchSize: 3 } });
+    expect(!r.ok && r.errors.map((e) => e.path)).toEqual(['ppo.miniBatchSize', 'ppo.microBatchSize']);
+    const g = validateRunConfig({ algorithm: { advEstimator: 'grpo' }, rollout: { groupSize: 1, envGroups: 64 } });
+    expect(!g.ok && g.errors.map((e) => e.path)).toEqual(['rollout.groupSize']);
+  });
+
+  it('buildRunConfig throws a ValidationError listing the fields, and rejects unknown presets', () => {
+    expect(() => buildRunConfig('starpo-ppo', { training: { steps: 0 } })).toThrow(ValidationError);
+    try {
+      buildRunConfig('nope');
+    } catch (e) {
+      expect((e as ValidationError).fields[0]!.path).toBe('preset');
+    }
+  });
+});
+
+describe('presets', () => {
+  it('all build and differ where the paper says', () => {
+    const built = Object.fromEntries(PRESET_NAMES.map((n) => [n, buildRunConfig(n)]));
+    expect(built['starpo-ppo']).toMatchObject({
+      algorithm: { advEstimator: 'gae' },
+      ppo: { clipRatioHigh: 0.2, kl: { coef: 0.001, in: 'reward' } },
+      filter: { ratio: 1 },
+    });
+    expect(built['starpo-grpo']).toMatchObject({
+      algorithm: { advEstimator: 'grpo' },
+      ppo: { kl: { coef: 0.001, in: 'loss' } },
+      filter: { ratio: 1 },
+    });
+    expect(built['starpo-s-ppo']).toMatchObject({
+      algorithm: { advEstimator: 'gae' },
+      ppo: { clipRatioHigh: 0.28, kl: { coef: 0 } },
+      filter: { ratio: 0.25 },
+    });
+    expect(built['starpo-s-grpo']).toMatchObject({ algorithm: { advEstimator: 'grpo' }, filter: { ratio: 0.25 } });
+    expect(built.gigpo).toMatchObject({ algorithm: { advEstimator: 'gigpo', gamma: 0.95 } });
+    expect(built['quick-cpu']).toMatchObject({ model: { base: 'starpo-tiny/tiny' }, rollout: { envGroups: 8, groupSize: 8 } });
+    expect(Object.keys(PRESETS)).toEqual([...PRESET_NAMES]);
+  });
+
+  it('user overrides win over the preset', () => {
+    expect(buildRunConfig('quick-cpu', { training: { steps: 3 }, env: { name: 'frozenlake' } })).toMatchObject({
+      training: { steps: 3 },
+      env: { name: 'frozenlake' },
+    });
+  });
+});
+
+describe('helpers', () => {
+  it('applySetting parses JSON values and dotted paths', () => {
+    const o: Record<string, unknown> = {};
+    applySetting(o, 'ppo.actorLr=3e-5');
+    applySetting(o, 'env.name=frozenlake');
+    applySetting(o, 'algorithm.whitenAdvantages=false');
+    expect(o).toEqual({ ppo: { actorLr: 3e-5 }, env: { name: 'frozenlake' }, algorithm: { whitenAdvantages: false } });
+    expect(() => applySetting(o, 'novalue')).toThrow(/path=value/);
+  });
+
+  it('configDiff lists changed leaves', () => {
+    const a = buildRunConfig('starpo-s-ppo');
+    const b = buildRunConfig('starpo-s-ppo', { ppo: { actorLr: 1e-4 } });
+    expect(configDiff(b, a)).toEqual([{ path: 'ppo.actorLr', value: 1e-4, reference: 1e-6 }]);
+  });
+
+  it('describeEnvs gives JSON schemas with defaults', () => {
+    const envs = describeEnvs();
+    expect(envs.map((e) => e.name)).toEqual(['sokoban', 'frozenlake', 'bandit']);
+    const sok = envs[0]!;
+    expect(sok.configSchema).toMatchObject({ type: 'object', properties: { rows: { type: 'integer', default: 6 } } });
+    expect(sok.defaults).toMatchObject({ numBoxes: 1 });
+  });
+});
