@@ -1,0 +1,3 @@
+import { setupTestPostgres } from '../src/testing.js';
+
+export default setupTestPostgres;
