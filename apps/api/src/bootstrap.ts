@@ -1,0 +1,22 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AppModule } from './app.module.js';
+import { ErrorsFilter } from './errors.filter.js';
+import type { ApiSettings } from './tokens.js';
+
+export const BODY_LIMIT = '1mb';
+
+/** Build the Nest application (not yet listening): used by main.ts and the tests. */
+export async function createApp(settings: ApiSettings, opts: { logger?: boolean } = {}): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(settings), {
+    logger: opts.logger === false ? false : ['log', 'warn', 'error'],
+    bodyParser: false,
+  });
+  app.useBodyParser('json', { limit: BODY_LIMIT });
+  app.enableCors({ origin: settings.webOrigin, credentials: true });
+  app.useGlobalFilters(new ErrorsFilter());
+  app.enableShutdownHooks();
+  app.disable('x-powered-by');
+  return app;
+}

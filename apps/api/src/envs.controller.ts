@@ -1,0 +1,40 @@
+import { BadRequestException, Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
+import { describeEnvs, toFieldErrors, type EnvInfo } from '@starpo/contracts';
+import { listEnvs, type EnvSnapshot } from '@starpo/envs';
+
+@Controller('api/envs')
+export class EnvsController {
+  private readonly infos = describeEnvs();
+
+  /** Environments with their config JSON Schemas and defaults. */
+  @Get()
+  list(): EnvInfo[] {
+    return this.infos;
+  }
+
+  /** Initial state of an environment for a seed: observation, instructions, actions and snapshot. */
+  @Get(':name/preview')
+  preview(
+    @Param('name') name: string,
+    @Query('seed') seedText = '0',
+    @Query('config') configText?: string,
+  ): { observation: string; instructions: string; actions: readonly string[]; snapshot: EnvSnapshot } {
+    const def = listEnvs().find((d) => d.name === name);
+    if (!def) throw new NotFoundException(`unknown environment "${name}"`);
+    const seed = Number(seedText);
+    if (!Number.isSafeInteger(seed)) {
+      throw new BadRequestException({ message: 'seed must be an integer', details: [{ path: 'seed', message: 'must be an integer' }] });
+    }
+    let config: unknown = {};
+    try {
+      config = configText ? JSON.parse(configText) : {};
+    } catch {
+      throw new BadRequestException({ message: 'config is not valid JSON', details: [{ path: 'config', message: 'not valid JSON' }] });
+    }
+    const parsed = def.configSchema.safeParse(config);
+    if (!parsed.success) throw new BadRequestException({ message: 'invalid environment config', details: toFieldErrors(parsed.error) });
+    const env = def.create(parsed.data);
+    const observation = env.reset(seed);
+    return { observation, instructions: env.instructions(), actions: env.actions, snapshot: env.snapshot() };
+  }
+}

@@ -1,0 +1,58 @@
+import { ArgumentsHost, Catch, HttpException, HttpStatus, Logger, type ExceptionFilter } from '@nestjs/common';
+import { ValidationError } from '@starpo/contracts';
+import type { Response } from 'express';
+
+/** The one error shape of the API: `{ error, message, details }`. */
+export interface ErrorBody {
+  error: string;
+  message: string;
+  details?: unknown;
+}
+
+const NAMES: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  429: 'too_many_requests',
+  503: 'service_unavailable',
+};
+
+@Catch()
+export class ErrorsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    const { status, body } = this.describe(exception);
+    if (status >= 500) this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    res.status(status).json(body);
+  }
+
+  private describe(exception: unknown): { status: number; body: ErrorBody } {
+    if (exception instanceof ValidationError) {
+      return { status: 400, body: { error: 'validation_failed', message: exception.message, details: exception.fields } };
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const response = exception.getResponse();
+      const r = typeof response === 'object' && response !== null ? (response as Record<string, unknown>) : {};
+      return {
+        status,
+        body: {
+          error: typeof r.error === 'string' && r.error.includes('_') ? r.error : (NAMES[status] ?? `http_${status}`),
+          message: typeof r.message === 'string' ? r.message : exception.message,
+          ...(r.details !== undefined ? { details: r.details } : {}),
+        },
+      };
+    }
+    // body-parser errors (too large, malformed JSON) carry a status of their own.
+    const e = exception as { status?: number; type?: string; message?: string };
+    if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+      return { status: e.status, body: { error: NAMES[e.status] ?? `http_${e.status}`, message: e.message ?? 'bad request' } };
+    }
+    return { status: HttpStatus.INTERNAL_SERVER_ERROR, body: { error: 'internal_error', message: 'internal server error' } };
+  }
+}

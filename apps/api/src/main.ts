@@ -1,0 +1,12 @@
+import { createApp } from './bootstrap.js';
+
+const databaseUrl = process.env.DATABASE_URL;
+if (!databaseUrl) {
+  console.error('DATABASE_URL is required (npm start sets it for the embedded database)');
+  process.exit(2);
+}
+const port = Number(process.env.API_PORT ?? process.env.PORT ?? 3001);
+const host = process.env.API_HOST ?? '127.0.0.1';
+const app = await createApp({ databaseUrl, webOrigin: process.env.WEB_ORIGIN ?? 'http://127.0.0.1:3000' });
+await app.listen(port, host);
+console.log(`api listening on http://${host}:${port}`);

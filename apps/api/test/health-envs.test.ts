@@ -1,0 +1,65 @@
+import type { INestApplication } from '@nestjs/common';
+import { freshDatabase, type TestDatabase } from '@starpo/db/testing';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/bootstrap.js';
+
+describe('API basics', () => {
+  let db: TestDatabase;
+  let app: INestApplication;
+  beforeAll(async () => {
+    db = await freshDatabase();
+    app = await createApp({ databaseUrl: db.url, webOrigin: 'http://localhost:3000' }, { logger: false });
+    await app.init();
+  });
+  afterAll(async () => {
+    await app.close();
+    await db.drop();
+  });
+
+  it('GET /health is 200 with the database up and migrations current', async () => {
+    const res = await request(app.getHttpServer()).get('/health').expect(200);
+    expect(res.body).toEqual({ status: 'ok', database: 'up', migrations: { applied: 1, pending: [] } });
+  });
+
+  it('GET /api/envs lists the environments with JSON Schemas', async () => {
+    const res = await request(app.getHttpServer()).get('/api/envs').expect(200);
+    expect(res.body.map((e: { name: string }) => e.name)).toEqual(['sokoban', 'frozenlake', 'bandit']);
+    expect(res.body[0].configSchema.properties.numBoxes).toMatchObject({ type: 'integer', default: 1 });
+  });
+
+  it('GET /api/envs/:name/preview renders a seed; bad input gets clear errors', async () => {
+    const ok = await request(app.getHttpServer()).get('/api/envs/sokoban/preview?seed=3').expect(200);
+    expect(ok.body.observation.split('\n')).toHaveLength(6);
+    expect(ok.body.snapshot.env).toBe('sokoban');
+    const notFound = await request(app.getHttpServer()).get('/api/envs/chess/preview').expect(404);
+    expect(notFound.body).toEqual({ error: 'not_found', message: 'unknown environment "chess"' });
+    const badSeed = await request(app.getHttpServer()).get('/api/envs/sokoban/preview?seed=abc').expect(400);
+    expect(badSeed.body.details).toEqual([{ path: 'seed', message: 'must be an integer' }]);
+    const badConfig = await request(app.getHttpServer())
+      .get('/api/envs/frozenlake/preview')
+      .query({ config: JSON.stringify({ size: 99 }) })
+      .expect(400);
+    expect(badConfig.body).toMatchObject({ error: 'bad_request', details: [{ path: 'size' }] });
+  });
+
+  it('unknown routes are 404 in the common error shape', async () => {
+    const res = await request(app.getHttpServer()).get('/nope').expect(404);
+    expect(res.body).toMatchObject({ error: 'not_found' });
+  });
+});
+
+describe('/health on a database with pending migrations', () => {
+  it('is 503 and names them', async () => {
+    const db = await freshDatabase({ migrated: false });
+    const app = await createApp({ databaseUrl: db.url, webOrigin: 'http://localhost:3000' }, { logger: false });
+    await app.init();
+    try {
+      const res = await request(app.getHttpServer()).get('/health').expect(503);
+      expect(res.body).toMatchObject({ error: 'migrations_pending', message: expect.stringContaining('20261130170000_init') });
+    } finally {
+      await app.close();
+      await db.drop();
+    }
+  });
+});

@@ -1,0 +1,25 @@
+import os from 'node:os';
+import type { Db } from '@starpo/db';
+
+export interface WorkerIdentity {
+  id: string;
+  name: string;
+}
+
+/** Insert this process into `workers` (host, backend, device, memory) and return its id. */
+export async function registerWorker(db: Db, info: { backend: string; device: string; hasGpu: boolean }): Promise<WorkerIdentity> {
+  const name = process.env.WORKER_NAME ?? `${os.hostname()}-${process.pid}`;
+  const w = await db.worker.create({
+    data: { name, host: os.hostname(), backend: info.backend, device: info.device, hasGpu: info.hasGpu, memoryBytes: BigInt(os.totalmem()), status: 'idle' },
+  });
+  return { id: w.id, name };
+}
+
+/** Refresh last_heartbeat every `intervalMs` until the returned stop function is called. */
+export function startHeartbeat(db: Db, workerId: string, intervalMs: number, onError: (e: Error) => void): () => void {
+  const timer = setInterval(() => {
+    db.worker.update({ where: { id: workerId }, data: { lastHeartbeat: new Date() } }).catch(onError);
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,3 @@
+import { setupTestPostgres } from '@starpo/db/testing';
+
+export default setupTestPostgres;

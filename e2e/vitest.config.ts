@@ -1,0 +1,5 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: { include: ['e2e/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 180_000, pool: 'forks', fileParallelism: false },
+});

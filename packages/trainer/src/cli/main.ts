@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { ValidationError } from '@starpo/contracts';
+import { registerEnvCommands } from './env-commands.js';
+
+const program = new Command();
+program.name('starpo').description('StarPO Studio command line: environments, pre-training and training').showHelpAfterError();
+registerEnvCommands(program, (line) => console.log(line));
+
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  if (e instanceof ValidationError) {
+    console.error(e.message);
+    for (const f of e.fields) console.error(`  ${f.path}: ${f.message}`);
+  } else {
+    console.error(`error: ${(e as Error).message}`);
+  }
+  process.exit(1);
+}

@@ -1,0 +1,1 @@
+export { registerEnvCommands } from './cli/env-commands.js';
