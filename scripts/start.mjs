@@ -27,7 +27,15 @@ const webPort = await freePort(Number(env.WEB_PORT ?? 3000));
 const host = env.HOST ?? '127.0.0.1';
 const apiUrl = `http://${host}:${apiPort}`;
 const webUrl = `http://${host}:${webPort}`;
-const childEnv = { ...env, DATABASE_URL: databaseUrl, API_PORT: String(apiPort), API_HOST: host, WEB_ORIGIN: webUrl, API_URL: apiUrl, NEXT_TELEMETRY_DISABLED: '1' };
+const childEnv = {
+  ...env,
+  DATABASE_URL: databaseUrl,
+  API_PORT: String(apiPort),
+  API_HOST: host,
+  WEB_ORIGIN: webUrl,
+  API_URL: apiUrl,
+  NEXT_TELEMETRY_DISABLED: '1',
+};
 
 const children = [];
 function run(name, cmd, args, cwd) {

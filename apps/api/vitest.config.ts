@@ -6,7 +6,11 @@ export default defineConfig({
   plugins: [
     swc.vite({
       module: { type: 'es6' },
-      jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' },
+      jsc: {
+        parser: { syntax: 'typescript', decorators: true },
+        transform: { legacyDecorator: true, decoratorMetadata: true },
+        target: 'es2022',
+      },
     }),
   ],
   test: { globalSetup: ['./test/global-setup.ts'], testTimeout: 60_000, hookTimeout: 120_000, pool: 'forks' },

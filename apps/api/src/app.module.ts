@@ -18,7 +18,11 @@ export class AppModule {
     return {
       module: AppModule,
       controllers: [HealthController, EnvsController],
-      providers: [{ provide: SETTINGS, useValue: settings }, { provide: DB, useFactory: () => createDb(settings.databaseUrl) }, DbLifecycle],
+      providers: [
+        { provide: SETTINGS, useValue: settings },
+        { provide: DB, useFactory: () => createDb(settings.databaseUrl) },
+        DbLifecycle,
+      ],
     };
   }
 }

@@ -16,7 +16,10 @@ export class HealthController {
     }
     const status = await migrationStatus((sql) => this.db.$queryRawUnsafe(sql));
     if (status.pending.length) {
-      throw new HttpException({ error: 'migrations_pending', message: `pending migrations: ${status.pending.join(', ')}`, details: status }, 503);
+      throw new HttpException(
+        { error: 'migrations_pending', message: `pending migrations: ${status.pending.join(', ')}`, details: status },
+        503,
+      );
     }
     return { status: 'ok', database: 'up', migrations: { applied: status.applied.length, pending: [] } };
   }

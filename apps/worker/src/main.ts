@@ -9,7 +9,9 @@ if (!databaseUrl) {
 }
 const db = createDb(databaseUrl, { max: 4 });
 const me = await registerWorker(db, { backend: 'cpu', device: `${os.cpus().length}× ${os.cpus()[0]?.model ?? 'cpu'}`, hasGpu: false });
-const stopHeartbeat = startHeartbeat(db, me.id, Number(process.env.WORKER_HEARTBEAT_MS ?? 10_000), (e) => console.error(`heartbeat failed: ${e.message}`));
+const stopHeartbeat = startHeartbeat(db, me.id, Number(process.env.WORKER_HEARTBEAT_MS ?? 10_000), (e) =>
+  console.error(`heartbeat failed: ${e.message}`),
+);
 console.log(`worker ${me.name} registered (${me.id}); waiting for runs`);
 
 let stopping = false;

@@ -10,7 +10,15 @@ export interface WorkerIdentity {
 export async function registerWorker(db: Db, info: { backend: string; device: string; hasGpu: boolean }): Promise<WorkerIdentity> {
   const name = process.env.WORKER_NAME ?? `${os.hostname()}-${process.pid}`;
   const w = await db.worker.create({
-    data: { name, host: os.hostname(), backend: info.backend, device: info.device, hasGpu: info.hasGpu, memoryBytes: BigInt(os.totalmem()), status: 'idle' },
+    data: {
+      name,
+      host: os.hostname(),
+      backend: info.backend,
+      device: info.device,
+      hasGpu: info.hasGpu,
+      memoryBytes: BigInt(os.totalmem()),
+      status: 'idle',
+    },
   });
   return { id: w.id, name };
 }

@@ -43,6 +43,11 @@ describe('starpo env', () => {
   it('the built binary runs', () => {
     const bin = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
     const out = execFileSync(process.execPath, [bin, 'env', 'render', '--env', 'frozenlake', '--seed', '2'], { encoding: 'utf8' });
-    expect(out.split('\n').slice(1, 5).every((r) => /^[P_OG]{4}$/.test(r))).toBe(true);
+    expect(
+      out
+        .split('\n')
+        .slice(1, 5)
+        .every((r) => /^[P_OG]{4}$/.test(r)),
+    ).toBe(true);
   });
 });

@@ -26,7 +26,13 @@ export default function EnvsPage() {
       <h1>Environments</h1>
       <label>
         Seed
-        <input data-testid="seed" value={seedText} onChange={(e) => setSeedText(e.target.value)} inputMode="numeric" aria-invalid={!valid} />
+        <input
+          data-testid="seed"
+          value={seedText}
+          onChange={(e) => setSeedText(e.target.value)}
+          inputMode="numeric"
+          aria-invalid={!valid}
+        />
       </label>
       {!valid && <p className="error">Enter an integer seed.</p>}
       <div className="row" style={{ marginTop: 16 }}>

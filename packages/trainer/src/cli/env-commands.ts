@@ -48,10 +48,15 @@ export function registerEnvCommands(program: Command, out: (line: string) => voi
         const plan = solve(e.snapshot());
         out(plan ? `optimal plan (${plan.length} actions): ${plan.join(', ')}` : 'no plan found');
       }
-      for (const action of (opts.steps ?? '').split(',').map((a) => a.trim()).filter(Boolean)) {
+      for (const action of (opts.steps ?? '')
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean)) {
         const r = e.step(action);
         out('');
-        out(`> ${action}: reward ${+r.reward.toFixed(4)}${r.actionValid ? '' : ' (invalid action)'}${r.actionValid && !r.actionEffective ? ' (no effect)' : ''}${r.done ? `, done, ${r.success ? 'success' : 'failure'}` : ''}`);
+        out(
+          `> ${action}: reward ${+r.reward.toFixed(4)}${r.actionValid ? '' : ' (invalid action)'}${r.actionValid && !r.actionEffective ? ' (no effect)' : ''}${r.done ? `, done, ${r.success ? 'success' : 'failure'}` : ''}`,
+        );
         out(r.observation);
       }
     });
