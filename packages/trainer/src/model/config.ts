@@ -1,0 +1,69 @@
+/** Architecture of a Qwen2-style decoder (field names follow Hugging Face's config.json). */
+export interface Qwen2Config {
+  vocab_size: number;
+  hidden_size: number;
+  intermediate_size: number;
+  num_hidden_layers: number;
+  num_attention_heads: number;
+  num_key_value_heads: number;
+  head_dim?: number;
+  rope_theta: number;
+  rms_norm_eps: number;
+  tie_word_embeddings: boolean;
+  max_position_embeddings: number;
+}
+
+/** Read a Hugging Face config.json (transformers 4.x and 5.x spell rope_theta differently). */
+export function qwen2ConfigFromHf(raw: Record<string, unknown>): Qwen2Config {
+  const rope = (raw.rope_parameters as { rope_theta?: number } | undefined)?.rope_theta ?? (raw.rope_theta as number | undefined) ?? 10000;
+  const cfg: Qwen2Config = {
+    vocab_size: raw.vocab_size as number,
+    hidden_size: raw.hidden_size as number,
+    intermediate_size: raw.intermediate_size as number,
+    num_hidden_layers: raw.num_hidden_layers as number,
+    num_attention_heads: raw.num_attention_heads as number,
+    num_key_value_heads: (raw.num_key_value_heads as number | undefined) ?? (raw.num_attention_heads as number),
+    rope_theta: rope,
+    rms_norm_eps: (raw.rms_norm_eps as number | undefined) ?? 1e-6,
+    tie_word_embeddings: (raw.tie_word_embeddings as boolean | undefined) ?? false,
+    max_position_embeddings: (raw.max_position_embeddings as number | undefined) ?? 32768,
+  };
+  if (typeof raw.head_dim === 'number') cfg.head_dim = raw.head_dim;
+  return cfg;
+}
+
+export function headDim(c: Qwen2Config): number {
+  return c.head_dim ?? c.hidden_size / c.num_attention_heads;
+}
+
+export function countParams(c: Qwen2Config): number {
+  const hd = headDim(c);
+  const attn =
+    c.hidden_size * c.num_attention_heads * hd * 2 +
+    c.hidden_size * c.num_key_value_heads * hd * 2 +
+    (c.num_attention_heads + 2 * c.num_key_value_heads) * hd;
+  const mlp = 3 * c.hidden_size * c.intermediate_size;
+  const perLayer = attn + mlp + 2 * c.hidden_size;
+  return c.vocab_size * c.hidden_size * (c.tie_word_embeddings ? 1 : 2) + c.num_hidden_layers * perLayer + c.hidden_size;
+}
+
+export const STARPO_TINY_SIZES = ['nano', 'tiny', 'small'] as const;
+export type StarpoTinySize = (typeof STARPO_TINY_SIZES)[number];
+
+/** starpo-tiny: the Qwen2 architecture at sizes that train on a CPU. vocab_size is set from the tokenizer. */
+export function starpoTinyConfig(size: StarpoTinySize, vocabSize: number): Qwen2Config {
+  const dims = { nano: [64, 2, 4, 2, 192], tiny: [128, 3, 4, 2, 384], small: [192, 4, 6, 2, 576] }[size];
+  const [hidden, layers, heads, kv, inter] = dims as [number, number, number, number, number];
+  return {
+    vocab_size: vocabSize,
+    hidden_size: hidden,
+    intermediate_size: inter,
+    num_hidden_layers: layers,
+    num_attention_heads: heads,
+    num_key_value_heads: kv,
+    rope_theta: 10000,
+    rms_norm_eps: 1e-6,
+    tie_word_embeddings: true,
+    max_position_embeddings: 4096,
+  };
+}

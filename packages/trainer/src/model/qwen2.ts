@@ -1,0 +1,267 @@
+import * as tf from '@tensorflow/tfjs';
+import { headDim, type Qwen2Config } from './config.js';
+import type { TensorData } from './safetensors.js';
+
+/** Per-layer keys and values of earlier positions, for incremental decoding. */
+export interface KvCache {
+  keys: tf.Tensor4D[];
+  values: tf.Tensor4D[];
+  /** 1 for real past tokens, 0 for padding: [batch, past]. */
+  mask: tf.Tensor2D;
+  /** Next position id per row: [batch]. */
+  nextPosition: tf.Tensor1D;
+}
+
+export interface ForwardOptions {
+  cache?: KvCache;
+  /** Return an updated cache (the caller disposes the old one). */
+  returnCache?: boolean;
+}
+
+const NEG_INF = -1e9;
+
+function linear(x: tf.Tensor, w: tf.Tensor, b?: tf.Tensor): tf.Tensor {
+  const shape = x.shape;
+  const x2 = x.reshape([-1, shape[shape.length - 1]!]);
+  let y = tf.matMul(x2, w, false, true);
+  if (b) y = y.add(b);
+  return y.reshape([...shape.slice(0, -1), w.shape[0]!]);
+}
+
+function rmsNorm(x: tf.Tensor, w: tf.Tensor, eps: number): tf.Tensor {
+  const variance = x.square().mean(-1, true);
+  return x.mul(variance.add(eps).rsqrt()).mul(w);
+}
+
+function rotateHalf(x: tf.Tensor4D): tf.Tensor4D {
+  const half = x.shape[3] / 2;
+  const [x1, x2] = tf.split(x, [half, half], 3);
+  return tf.concat([x2!.neg(), x1!], 3) as tf.Tensor4D;
+}
+
+/**
+ * Embedding lookup whose gradient is a scatter-add (ScatterNd) instead of gather's
+ * UnsortedSegmentSum, which the wasm backend lacks.
+ */
+function embed(table: tf.Tensor2D, ids: tf.Tensor2D): tf.Tensor3D {
+  const flat = ids.reshape([-1]) as tf.Tensor1D;
+  const fn = (t: tf.Tensor, save: tf.GradSaveFunc) => {
+    save([flat]);
+    return {
+      value: tf.gather(t, flat),
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.scatterND(saved[0]!.expandDims(1), dy, t.shape),
+    };
+  };
+  const lookup = tf.customGrad(fn as unknown as Parameters<typeof tf.customGrad>[0]);
+  const out = lookup(table) as tf.Tensor2D;
+  return out.reshape([ids.shape[0], ids.shape[1], table.shape[1]]);
+}
+
+/**
+ * The Qwen2 decoder (embeddings, RMSNorm, RoPE, grouped-query attention with q/k/v biases,
+ * SwiGLU MLP, tied or untied head) in plain tfjs ops, so every backend runs it. Weights are
+ * tf.Variables named as in Hugging Face checkpoints. With `valueHead` it is a critic.
+ */
+export class Qwen2Model {
+  readonly weights = new Map<string, tf.Variable>();
+  private readonly invFreq: tf.Tensor1D;
+
+  constructor(
+    readonly config: Qwen2Config,
+    readonly opts: { valueHead?: boolean } = {},
+  ) {
+    const hd = headDim(config);
+    this.invFreq = tf.keep(tf.tensor1d(Array.from({ length: hd / 2 }, (_, i) => 1 / config.rope_theta ** ((2 * i) / hd))));
+  }
+
+  /** Names and shapes of every weight, Hugging Face naming. */
+  static weightShapes(c: Qwen2Config, valueHead = false): Map<string, number[]> {
+    const hd = headDim(c);
+    const shapes = new Map<string, number[]>([['model.embed_tokens.weight', [c.vocab_size, c.hidden_size]]]);
+    for (let i = 0; i < c.num_hidden_layers; i++) {
+      const p = `model.layers.${i}.`;
+      shapes.set(`${p}input_layernorm.weight`, [c.hidden_size]);
+      shapes.set(`${p}self_attn.q_proj.weight`, [c.num_attention_heads * hd, c.hidden_size]);
+      shapes.set(`${p}self_attn.q_proj.bias`, [c.num_attention_heads * hd]);
+      shapes.set(`${p}self_attn.k_proj.weight`, [c.num_key_value_heads * hd, c.hidden_size]);
+      shapes.set(`${p}self_attn.k_proj.bias`, [c.num_key_value_heads * hd]);
+      shapes.set(`${p}self_attn.v_proj.weight`, [c.num_key_value_heads * hd, c.hidden_size]);
+      shapes.set(`${p}self_attn.v_proj.bias`, [c.num_key_value_heads * hd]);
+      shapes.set(`${p}self_attn.o_proj.weight`, [c.hidden_size, c.num_attention_heads * hd]);
+      shapes.set(`${p}post_attention_layernorm.weight`, [c.hidden_size]);
+      shapes.set(`${p}mlp.gate_proj.weight`, [c.intermediate_size, c.hidden_size]);
+      shapes.set(`${p}mlp.up_proj.weight`, [c.intermediate_size, c.hidden_size]);
+      shapes.set(`${p}mlp.down_proj.weight`, [c.hidden_size, c.intermediate_size]);
+    }
+    shapes.set('model.norm.weight', [c.hidden_size]);
+    if (!c.tie_word_embeddings && !valueHead) shapes.set('lm_head.weight', [c.vocab_size, c.hidden_size]);
+    if (valueHead) {
+      shapes.set('score.weight', [1, c.hidden_size]);
+      shapes.set('score.bias', [1]);
+    }
+    return shapes;
+  }
+
+  /** Random initialisation as transformers does it: normal(0, 0.02) matrices, zero biases, unit norms. */
+  static init(config: Qwen2Config, opts: { valueHead?: boolean; seed?: number } = {}): Qwen2Model {
+    const m = new Qwen2Model(config, opts);
+    let seed = opts.seed ?? 0;
+    for (const [name, shape] of Qwen2Model.weightShapes(config, opts.valueHead)) {
+      const init = name.endsWith('norm.weight')
+        ? tf.ones(shape)
+        : name.endsWith('.bias')
+          ? tf.zeros(shape)
+          : tf.randomNormal(shape, 0, name === 'score.weight' ? 0.002 : 0.02, 'float32', seed++);
+      m.weights.set(name, tf.variable(init, true, `${name}#${Math.random().toString(36).slice(2)}`));
+      init.dispose();
+    }
+    return m;
+  }
+
+  /** Build from loaded tensors (missing value head is initialised; extra names are an error). */
+  static fromTensors(config: Qwen2Config, tensors: Map<string, TensorData>, opts: { valueHead?: boolean; seed?: number } = {}): Qwen2Model {
+    const m = new Qwen2Model(config, opts);
+    for (const [name, shape] of Qwen2Model.weightShapes(config, opts.valueHead)) {
+      const t = tensors.get(name);
+      let value: tf.Tensor;
+      if (t) {
+        if (t.shape.join() !== shape.join()) throw new Error(`weight ${name} has shape [${t.shape}], expected [${shape}]`);
+        value = tf.tensor(t.data as Float32Array, shape, 'float32');
+      } else if (name.startsWith('score.')) {
+        value = name.endsWith('bias') ? tf.zeros(shape) : tf.randomNormal(shape, 0, 0.002, 'float32', opts.seed ?? 0);
+      } else {
+        throw new Error(`checkpoint is missing weight ${name}`);
+      }
+      m.weights.set(name, tf.variable(value, true, `${name}#${Math.random().toString(36).slice(2)}`));
+      value.dispose();
+    }
+    return m;
+  }
+
+  private w(name: string): tf.Variable {
+    const v = this.weights.get(name);
+    if (!v) throw new Error(`no weight ${name}`);
+    return v;
+  }
+
+  trainableVariables(): tf.Variable[] {
+    return [...this.weights.values()];
+  }
+
+  /**
+   * Hidden states after the final norm: [batch, len, hidden]. `mask` marks real tokens (left
+   * padding allowed); position ids are the running count of real tokens, so padding shifts nothing.
+   */
+  hidden(ids: tf.Tensor2D, mask: tf.Tensor2D, opts: ForwardOptions = {}): { hidden: tf.Tensor3D; cache?: KvCache } {
+    const c = this.config;
+    const hd = headDim(c);
+    const [batch, len] = ids.shape;
+    const groups = c.num_attention_heads / c.num_key_value_heads;
+    const maskF = mask.toFloat();
+    const past = opts.cache;
+    const pastLen = past ? past.mask.shape[1] : 0;
+    // position = (real tokens before this one, counting the cache)
+    const startPos = past ? past.nextPosition.toFloat() : tf.zeros([batch]);
+    const positions = tf.cumsum(maskF, 1).sub(1).add(startPos.expandDims(1)).maximum(0); // [B, L]
+    const angles = positions.expandDims(2).mul(this.invFreq.reshape([1, 1, -1])); // [B, L, hd/2]
+    const emb = tf.concat([angles, angles], 2).expandDims(1); // [B, 1, L, hd]
+    const cos = emb.cos();
+    const sin = emb.sin();
+    const fullMask = past ? tf.concat([past.mask.toFloat(), maskF], 1) : maskF; // [B, T]
+    const total = pastLen + len;
+    // query i (absolute pastLen+i) sees key j when j <= pastLen+i and key j is real
+    const causal = tf.linalg.bandPart(tf.ones([total, total]), -1, 0).slice([pastLen, 0], [len, total]); // [L, T]
+    const allowed = causal.expandDims(0).mul(fullMask.expandDims(1)); // [B, L, T]
+    const bias = tf.sub(1, allowed).mul(NEG_INF).expandDims(1); // [B, 1, L, T]
+
+    let x: tf.Tensor = embed(this.w('model.embed_tokens.weight') as tf.Tensor2D, ids);
+    const newKeys: tf.Tensor4D[] = [];
+    const newValues: tf.Tensor4D[] = [];
+    for (let i = 0; i < c.num_hidden_layers; i++) {
+      const p = `model.layers.${i}.`;
+      const h = rmsNorm(x, this.w(`${p}input_layernorm.weight`), c.rms_norm_eps);
+      const heads = (t: tf.Tensor, n: number) => t.reshape([batch, len, n, hd]).transpose([0, 2, 1, 3]) as tf.Tensor4D;
+      let q = heads(linear(h, this.w(`${p}self_attn.q_proj.weight`), this.w(`${p}self_attn.q_proj.bias`)), c.num_attention_heads);
+      let k = heads(linear(h, this.w(`${p}self_attn.k_proj.weight`), this.w(`${p}self_attn.k_proj.bias`)), c.num_key_value_heads);
+      let v = heads(linear(h, this.w(`${p}self_attn.v_proj.weight`), this.w(`${p}self_attn.v_proj.bias`)), c.num_key_value_heads);
+      q = q.mul(cos).add(rotateHalf(q).mul(sin));
+      k = k.mul(cos).add(rotateHalf(k).mul(sin));
+      if (past) {
+        k = tf.concat([past.keys[i]!, k], 2);
+        v = tf.concat([past.values[i]!, v], 2);
+      }
+      if (opts.returnCache) {
+        newKeys.push(tf.keep(k));
+        newValues.push(tf.keep(v));
+      }
+      const repeat = (t: tf.Tensor4D) =>
+        groups === 1 ? t : (t.expandDims(2).tile([1, 1, groups, 1, 1]).reshape([batch, c.num_attention_heads, total, hd]) as tf.Tensor4D);
+      const scores = tf
+        .matMul(q, repeat(k), false, true)
+        .mul(1 / Math.sqrt(hd))
+        .add(bias);
+      const attn = tf.matMul(tf.softmax(scores), repeat(v)); // [B, nH, L, hd]
+      const merged = attn.transpose([0, 2, 1, 3]).reshape([batch, len, c.num_attention_heads * hd]);
+      x = x.add(linear(merged, this.w(`${p}self_attn.o_proj.weight`)));
+      const h2 = rmsNorm(x, this.w(`${p}post_attention_layernorm.weight`), c.rms_norm_eps);
+      const gate = linear(h2, this.w(`${p}mlp.gate_proj.weight`));
+      const up = linear(h2, this.w(`${p}mlp.up_proj.weight`));
+      x = x.add(linear(gate.mul(tf.sigmoid(gate)).mul(up), this.w(`${p}mlp.down_proj.weight`)));
+    }
+    const hidden = rmsNorm(x, this.w('model.norm.weight'), c.rms_norm_eps) as tf.Tensor3D;
+    if (!opts.returnCache) return { hidden };
+    const cache: KvCache = {
+      keys: newKeys,
+      values: newValues,
+      mask: tf.keep(fullMask.toInt() as tf.Tensor2D),
+      nextPosition: tf.keep(startPos.add(maskF.sum(1)).toInt() as tf.Tensor1D),
+    };
+    return { hidden, cache };
+  }
+
+  /** Next-token logits: [batch, len, vocab]. */
+  logits(hidden: tf.Tensor3D): tf.Tensor3D {
+    const head = this.config.tie_word_embeddings ? this.w('model.embed_tokens.weight') : this.w('lm_head.weight');
+    return linear(hidden, head) as tf.Tensor3D;
+  }
+
+  /** Critic values per position: [batch, len] (needs valueHead). */
+  values(hidden: tf.Tensor3D): tf.Tensor2D {
+    return linear(hidden, this.w('score.weight'), this.w('score.bias')).squeeze([2]) as tf.Tensor2D;
+  }
+
+  forward(ids: tf.Tensor2D, mask: tf.Tensor2D): tf.Tensor3D {
+    return tf.tidy(() => this.logits(this.hidden(ids, mask).hidden));
+  }
+
+  /** Weights as plain arrays (for safetensors). */
+  async exportTensors(): Promise<Map<string, { shape: number[]; data: Float32Array }>> {
+    const out = new Map<string, { shape: number[]; data: Float32Array }>();
+    for (const [name, v] of this.weights) out.set(name, { shape: v.shape, data: (await v.data()) as Float32Array });
+    return out;
+  }
+
+  /** Copy of this model (new variables), e.g. the frozen reference policy or a critic's start. */
+  clone(opts: { valueHead?: boolean; trainable?: boolean } = {}): Qwen2Model {
+    const valueHead = opts.valueHead ?? this.opts.valueHead ?? false;
+    const m = new Qwen2Model(this.config, { valueHead });
+    for (const [name, shape] of Qwen2Model.weightShapes(this.config, valueHead)) {
+      const src = this.weights.get(name);
+      const value = src ? src.clone() : name.endsWith('bias') ? tf.zeros(shape) : tf.randomNormal(shape, 0, 0.002, 'float32', 7);
+      m.weights.set(name, tf.variable(value, opts.trainable ?? true, `${name}#${Math.random().toString(36).slice(2)}`));
+      value.dispose();
+    }
+    return m;
+  }
+
+  dispose(): void {
+    for (const v of this.weights.values()) v.dispose();
+    this.weights.clear();
+    this.invFreq.dispose();
+  }
+}
+
+export function disposeCache(cache: KvCache | undefined): void {
+  if (!cache) return;
+  tf.dispose([...cache.keys, ...cache.values, cache.mask, cache.nextPosition]);
+}

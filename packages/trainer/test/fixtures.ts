@@ -1,0 +1,28 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** ../shared/fixtures beside the project root (CI lays a copy of shared/ there). */
+export const GOLDEN_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../shared/fixtures/qwen2-tiny-golden');
+
+export interface GoldenReference {
+  encodings: { text: string; ids: number[] }[];
+  chat: { messages: { role: string; content: string }[]; text: string; ids: number[]; greedy_continuation_ids: number[] };
+  input_ids: number[][];
+  logits: number[][][];
+  target_logprobs: number[][];
+  entropy: number[][];
+  left_padded: { input_ids: number[][]; attention_mask: number[][]; logits_of_real_tokens: number[][][] };
+  bf16_upcast_logits: number[][][];
+}
+
+export function loadGolden(): GoldenReference {
+  if (!existsSync(GOLDEN_DIR)) throw new Error(`golden fixture missing: ${GOLDEN_DIR}`);
+  return JSON.parse(readFileSync(path.join(GOLDEN_DIR, 'qwen2-tiny-reference.json'), 'utf8')) as GoldenReference;
+}
+
+export function maxAbsDiff(a: number[] | Float32Array, b: number[]): number {
+  let m = 0;
+  for (let i = 0; i < b.length; i++) m = Math.max(m, Math.abs(a[i]! - b[i]!));
+  return m;
+}
