@@ -1,0 +1,62 @@
+import type { Rng } from '@starpo/envs';
+
+export interface SampleResult {
+  token: number;
+  /** log p(token) under the model (temperature 1). */
+  logProb: number;
+  /** Entropy of the model's next-token distribution (temperature 1), nats. */
+  entropy: number;
+}
+
+/**
+ * Sample one token from logits with temperature and nucleus (top-p) truncation; temperature 0
+ * is greedy. Log-prob and entropy are reported for the untempered distribution.
+ */
+export function sampleToken(logits: Float32Array | number[], temperature: number, topP: number, rng: Rng): SampleResult {
+  const n = logits.length;
+  let max = -Infinity;
+  for (let i = 0; i < n; i++) if (logits[i]! > max) max = logits[i]!;
+  let z = 0;
+  for (let i = 0; i < n; i++) z += Math.exp(logits[i]! - max);
+  const logZ = max + Math.log(z);
+  let entropy = 0;
+  let argmax = 0;
+  for (let i = 0; i < n; i++) {
+    const lp = logits[i]! - logZ;
+    entropy -= Math.exp(lp) * lp;
+    if (logits[i]! > logits[argmax]!) argmax = i;
+  }
+  if (temperature <= 0) return { token: argmax, logProb: logits[argmax]! - logZ, entropy };
+
+  const scaled = new Float64Array(n);
+  let zs = 0;
+  for (let i = 0; i < n; i++) {
+    scaled[i] = Math.exp((logits[i]! - max) / temperature);
+    zs += scaled[i]!;
+  }
+  let candidates: number[];
+  if (topP < 1) {
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => scaled[b]! - scaled[a]!);
+    candidates = [];
+    let mass = 0;
+    for (const i of order) {
+      candidates.push(i);
+      mass += scaled[i]! / zs;
+      if (mass >= topP) break;
+    }
+  } else {
+    candidates = Array.from({ length: n }, (_, i) => i);
+  }
+  let total = 0;
+  for (const i of candidates) total += scaled[i]!;
+  let u = rng.float() * total;
+  let token = candidates[candidates.length - 1]!;
+  for (const i of candidates) {
+    u -= scaled[i]!;
+    if (u <= 0) {
+      token = i;
+      break;
+    }
+  }
+  return { token, logProb: logits[token]! - logZ, entropy };
+}

@@ -1,0 +1,58 @@
+import path from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import { Rng } from '@starpo/envs';
+import { describe, expect, it } from 'vitest';
+import { initBackend } from '../src/backend.js';
+import { loadHfModel } from '../src/model/hf.js';
+import { generate } from '../src/policy/generate.js';
+import { HfTokenizer } from '../src/tokenizer/hf-tokenizer.js';
+import { GOLDEN_DIR, loadGolden } from './fixtures.js';
+
+const golden = loadGolden();
+const dir = path.join(GOLDEN_DIR, 'qwen2-tiny');
+
+for (const backend of ['cpu', 'wasm'] as const) {
+  describe(`generation with a KV cache (${backend})`, () => {
+    it('greedy decoding reproduces transformers’ continuation', async () => {
+      await initBackend(backend);
+      const model = loadHfModel(dir);
+      const tok = HfTokenizer.fromDir(dir);
+      const [g] = await generate(model, tok, [golden.chat.ids], { maxNewTokens: 10, temperature: 0 }, new Rng(0));
+      expect(g!.ids).toEqual(golden.chat.greedy_continuation_ids.slice(0, g!.ids.length));
+      expect(g!.ids.length === 10 || g!.stopReason === 'eos').toBe(true);
+      model.dispose();
+    });
+
+    it('a left-padded batch decodes each row as it would alone', async () => {
+      await initBackend(backend);
+      const model = loadHfModel(dir);
+      const tok = HfTokenizer.fromDir(dir);
+      const prompts = [golden.chat.ids, golden.input_ids[0]!.slice(0, 5), golden.input_ids[1]!];
+      const together = await generate(model, tok, prompts, { maxNewTokens: 8, temperature: 0 }, new Rng(0));
+      for (let i = 0; i < prompts.length; i++) {
+        const [alone] = await generate(model, tok, [prompts[i]!], { maxNewTokens: 8, temperature: 0 }, new Rng(0));
+        expect(together[i]!.ids).toEqual(alone!.ids);
+        together[i]!.logProbs.forEach((lp, t) => expect(Math.abs(lp - alone!.logProbs[t]!)).toBeLessThan(1e-4));
+      }
+      model.dispose();
+    });
+
+    it('seeded sampling repeats exactly, and leaks no tensors', async () => {
+      await initBackend(backend);
+      const model = loadHfModel(dir);
+      const tok = HfTokenizer.fromDir(dir);
+      const opts = { maxNewTokens: 12, temperature: 1, topP: 0.9 };
+      const a = await generate(model, tok, [golden.chat.ids, golden.chat.ids], opts, new Rng(42));
+      const before = tf.memory().numTensors;
+      const b = await generate(model, tok, [golden.chat.ids, golden.chat.ids], opts, new Rng(42));
+      await generate(model, tok, [golden.chat.ids], opts, new Rng(7));
+      expect(tf.memory().numTensors).toBe(before);
+      expect(b.map((g) => g.ids)).toEqual(a.map((g) => g.ids));
+      for (const g of a) {
+        expect(g.logProbs.every((x) => x <= 0)).toBe(true);
+        expect(g.entropies.every((x) => x >= 0)).toBe(true);
+      }
+      model.dispose();
+    });
+  });
+}
