@@ -2,10 +2,12 @@
 import { Command } from 'commander';
 import { ValidationError } from '@starpo/contracts';
 import { registerEnvCommands } from './env-commands.js';
+import { registerPretrainCommand } from './pretrain-command.js';
 
 const program = new Command();
 program.name('starpo').description('StarPO Studio command line: environments, pre-training and training').showHelpAfterError();
 registerEnvCommands(program, (line) => console.log(line));
+registerPretrainCommand(program, (line) => console.log(line));
 
 try {
   await program.parseAsync(process.argv);
@@ -15,6 +17,7 @@ try {
     for (const f of e.fields) console.error(`  ${f.path}: ${f.message}`);
   } else {
     console.error(`error: ${(e as Error).message}`);
+    if (process.env.STARPO_DEBUG) console.error((e as Error).stack);
   }
   process.exit(1);
 }

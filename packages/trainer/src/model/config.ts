@@ -52,7 +52,7 @@ export type StarpoTinySize = (typeof STARPO_TINY_SIZES)[number];
 
 /** starpo-tiny: the Qwen2 architecture at sizes that train on a CPU. vocab_size is set from the tokenizer. */
 export function starpoTinyConfig(size: StarpoTinySize, vocabSize: number): Qwen2Config {
-  const dims = { nano: [64, 2, 4, 2, 192], tiny: [128, 3, 4, 2, 384], small: [192, 4, 6, 2, 576] }[size];
+  const dims = { nano: [64, 2, 4, 2, 192], tiny: [96, 3, 4, 2, 256], small: [128, 4, 4, 2, 384] }[size];
   const [hidden, layers, heads, kv, inter] = dims as [number, number, number, number, number];
   return {
     vocab_size: vocabSize,

@@ -194,13 +194,17 @@ export class Qwen2Model {
         newKeys.push(tf.keep(k));
         newValues.push(tf.keep(v));
       }
-      const repeat = (t: tf.Tensor4D) =>
-        groups === 1 ? t : (t.expandDims(2).tile([1, 1, groups, 1, 1]).reshape([batch, c.num_attention_heads, total, hd]) as tf.Tensor4D);
+      // Grouped-query attention without repeating K/V: the g query heads that share a KV head are
+      // folded into the sequence axis (HF's repeat_kv order: KV head j serves query heads j*g … j*g+g-1).
+      const nH = c.num_attention_heads;
+      const nKv = c.num_key_value_heads;
       const scores = tf
-        .matMul(q, repeat(k), false, true)
+        .matMul(q.reshape([batch, nKv, groups * len, hd]), k, false, true)
+        .reshape([batch, nH, len, total])
         .mul(1 / Math.sqrt(hd))
         .add(bias);
-      const attn = tf.matMul(tf.softmax(scores), repeat(v)); // [B, nH, L, hd]
+      const probs = tf.softmax(scores).reshape([batch, nKv, groups * len, total]);
+      const attn = tf.matMul(probs, v).reshape([batch, nH, len, hd]); // [B, nH, L, hd]
       const merged = attn.transpose([0, 2, 1, 3]).reshape([batch, len, c.num_attention_heads * hd]);
       x = x.add(linear(merged, this.w(`${p}self_attn.o_proj.weight`)));
       const h2 = rmsNorm(x, this.w(`${p}post_attention_layernorm.weight`), c.rms_norm_eps);

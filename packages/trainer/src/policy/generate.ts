@@ -4,6 +4,9 @@ import { disposeCache, type KvCache, type Qwen2Model } from '../model/qwen2.js';
 import type { TextTokenizer } from '../tokenizer/types.js';
 import { sampleToken } from './sampling.js';
 
+/** Max attention-score elements (rows × heads × len²) materialised at once during prefill. */
+const PREFILL_SCORE_BUDGET = 16 * 1024 * 1024;
+
 export interface GenerateOptions {
   maxNewTokens: number;
   temperature: number;
@@ -62,15 +65,39 @@ export async function generate(
   let cache: KvCache | undefined;
   let lastLogits: tf.Tensor2D;
   {
+    // Prefill in row chunks so the attention scores (rows × heads × len²) stay within a memory budget.
     const { ids, mask } = leftPad(prompts, tokenizer.padId);
-    const res = scoped(() => {
-      const { hidden, cache: c } = model.hidden(ids, mask, { returnCache: true });
-      const last = hidden.slice([0, hidden.shape[1] - 1, 0], [batch, 1, hidden.shape[2]]);
-      return { logits: tf.keep(model.logits(last as tf.Tensor3D).squeeze([1]) as tf.Tensor2D), cache: c! };
-    });
-    cache = res.cache;
-    lastLogits = res.logits;
+    const len = ids.shape[1];
+    const rowsPerChunk = Math.max(1, Math.floor(PREFILL_SCORE_BUDGET / (model.config.num_attention_heads * len * len)));
+    const parts: { logits: tf.Tensor2D; cache: KvCache }[] = [];
+    for (let r = 0; r < batch; r += rowsPerChunk) {
+      const rows = Math.min(rowsPerChunk, batch - r);
+      parts.push(
+        scoped(() => {
+          const { hidden, cache: c } = model.hidden(ids.slice([r, 0], [rows, len]), mask.slice([r, 0], [rows, len]), { returnCache: true });
+          const last = hidden.slice([0, len - 1, 0], [rows, 1, hidden.shape[2]]);
+          return { logits: tf.keep(model.logits(last as tf.Tensor3D).squeeze([1]) as tf.Tensor2D), cache: c! };
+        }),
+      );
+    }
     tf.dispose([ids, mask]);
+    if (parts.length === 1) {
+      cache = parts[0]!.cache;
+      lastLogits = parts[0]!.logits;
+    } else {
+      const cat = <T extends tf.Tensor>(ts: T[]) => tf.keep(tf.concat(ts, 0)) as T;
+      cache = {
+        keys: parts[0]!.cache.keys.map((_, i) => cat(parts.map((p) => p.cache.keys[i]!))),
+        values: parts[0]!.cache.values.map((_, i) => cat(parts.map((p) => p.cache.values[i]!))),
+        mask: cat(parts.map((p) => p.cache.mask)),
+        nextPosition: cat(parts.map((p) => p.cache.nextPosition)),
+      };
+      lastLogits = cat(parts.map((p) => p.logits));
+      for (const p of parts) {
+        disposeCache(p.cache);
+        p.logits.dispose();
+      }
+    }
   }
   try {
     for (let step = 0; step < opts.maxNewTokens && active.some(Boolean); step++) {

@@ -1,0 +1,54 @@
+import type { Command } from 'commander';
+import { initBackend, type BackendChoice } from '../backend.js';
+import { STARPO_TINY_SIZES, type StarpoTinySize } from '../model/config.js';
+import { PRETRAIN_DEFAULTS, pretrain, type PretrainEnv } from '../pretrain/pretrain.js';
+import { PhaseProgress } from './progress.js';
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+export function registerPretrainCommand(program: Command, out: (line: string) => void): void {
+  program
+    .command('pretrain')
+    .description('Warm start: supervised training of a starpo-tiny model on scripted-teacher dialogues')
+    .requiredOption('--env <env>', 'sokoban | frozenlake | bandit | mixed')
+    .requiredOption('--out <dir>', 'output folder for the base model')
+    .option('--config <size>', `model size: ${STARPO_TINY_SIZES.join(' | ')}`, PRETRAIN_DEFAULTS.size)
+    .option('--dialogues <n>', 'teacher dialogues per environment', String(PRETRAIN_DEFAULTS.dialogues))
+    .option('--epochs <n>', 'passes over the dialogues', String(PRETRAIN_DEFAULTS.epochs))
+    .option('--lr <x>', 'peak learning rate', String(PRETRAIN_DEFAULTS.lr))
+    .option('--random-share <x>', 'share of teacher actions replaced at random', String(PRETRAIN_DEFAULTS.randomActionShare))
+    .option('--val <n>', 'validation episodes per environment', String(PRETRAIN_DEFAULTS.valSize))
+    .option('--seed <n>', 'random seed', String(PRETRAIN_DEFAULTS.seed))
+    .option('--backend <name>', 'auto | tensorflow | webgpu | wasm | cpu', 'auto')
+    .action(async (o: Record<string, string>) => {
+      if (!['sokoban', 'frozenlake', 'bandit', 'mixed'].includes(o.env!))
+        throw new Error(`--env must be sokoban, frozenlake, bandit or mixed`);
+      if (!(STARPO_TINY_SIZES as readonly string[]).includes(o.config!))
+        throw new Error(`--config must be one of ${STARPO_TINY_SIZES.join(', ')}`);
+      await initBackend(o.backend as BackendChoice, out);
+      const progress = new PhaseProgress();
+      const result = await pretrain(
+        {
+          ...PRETRAIN_DEFAULTS,
+          env: o.env as PretrainEnv,
+          size: o.config as StarpoTinySize,
+          out: o.out!,
+          dialogues: Number(o.dialogues),
+          epochs: Number(o.epochs),
+          lr: Number(o.lr),
+          randomActionShare: Number(o.randomShare),
+          valSize: Number(o.val),
+          seed: Number(o.seed),
+        },
+        { phase: (n, t) => progress.phase(n, t), progress: (d, i) => progress.update(d, i), log: (m) => (progress.stop(), out(m)) },
+      );
+      progress.stop();
+      out(`base model written to ${o.out}`);
+      out(
+        `parameters ${result.params}, vocabulary ${result.vocabSize}, ${result.examples} dialogues, final loss ${result.finalLoss.toFixed(3)}, ${result.seconds.toFixed(0)} s`,
+      );
+      out(`well-formed replies ${pct(result.formatRate)} (with only valid actions ${pct(result.validReplyRate)})`);
+      for (const [env, s] of Object.entries(result.success))
+        out(`${env}: validation success ${pct(s)} (teacher ${pct(result.teacherSuccess[env] ?? 0)})`);
+    });
+}

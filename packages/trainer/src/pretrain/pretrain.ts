@@ -1,0 +1,175 @@
+import * as tf from '@tensorflow/tfjs';
+import { buildRunConfig } from '@starpo/contracts';
+import { Rng } from '@starpo/envs';
+import { countParams, starpoTinyConfig, type StarpoTinySize } from '../model/config.js';
+import { Qwen2Model } from '../model/qwen2.js';
+import { saveModelDir } from '../model/storage.js';
+import { PolicyResponder } from '../rollout/responder.js';
+import { rollout, type RolloutSettings } from '../rollout/rollout.js';
+import type { Trajectory } from '../rollout/types.js';
+import { CompactTokenizer, buildCompactVocab } from '../tokenizer/compact-tokenizer.js';
+import { vocabularyCorpus } from './corpus.js';
+import { supervisedTrain, type SftProgress } from './sft.js';
+import { TeacherResponder } from './teacher.js';
+
+export type PretrainEnv = 'sokoban' | 'frozenlake' | 'bandit' | 'mixed';
+
+export interface PretrainOptions {
+  env: PretrainEnv;
+  size: StarpoTinySize;
+  out: string;
+  /** Teacher dialogues per environment. */
+  dialogues: number;
+  epochs: number;
+  batchSize: number;
+  microBatchTokens: number;
+  lr: number;
+  randomActionShare: number;
+  valSize: number;
+  seed: number;
+}
+
+export const PRETRAIN_DEFAULTS: Omit<PretrainOptions, 'env' | 'out'> = {
+  size: 'tiny',
+  dialogues: 1200,
+  epochs: 2,
+  batchSize: 16,
+  microBatchTokens: 3072,
+  lr: 3e-3,
+  randomActionShare: 0.25,
+  valSize: 64,
+  seed: 0,
+};
+
+export interface PretrainEvents {
+  phase?: (name: string, total?: number) => void;
+  progress?: (done: number, info?: Record<string, number | string>) => void;
+  log?: (msg: string) => void;
+}
+
+export interface PretrainResult {
+  params: number;
+  vocabSize: number;
+  examples: number;
+  finalLoss: number;
+  /** Share of validation replies that parsed (`<think>…</think><answer>…</answer>`). */
+  formatRate: number;
+  /** Share of validation replies that were well-formed with only valid actions. */
+  validReplyRate: number;
+  /** Validation success (seeds 123+i, temperature 0.5), per environment. */
+  success: Record<string, number>;
+  teacherSuccess: Record<string, number>;
+  seconds: number;
+}
+
+/** Rollout settings of an environment's default run config. */
+export function rolloutSettingsFor(env: string): RolloutSettings {
+  const c = buildRunConfig(undefined, { env: { name: env } });
+  return {
+    maxTurns: c.rollout.maxTurns,
+    maxActionsPerTurn: c.rollout.maxActionsPerTurn,
+    maxActionsPerTraj: c.rollout.maxActionsPerTraj,
+    maxResponseWords: 100,
+    enableThink: c.format.enableThink,
+    actionSeparator: c.format.actionSeparator,
+    formatPenalty: c.format.formatPenalty,
+    contextWindow: c.rollout.contextWindow,
+    lastKTurns: c.rollout.lastKTurns,
+    maxContextTokens: c.rollout.maxContextTokens,
+  };
+}
+
+export function replyStats(trajs: Trajectory[]): { formatRate: number; validReplyRate: number; success: number } {
+  const turns = trajs.flatMap((t) => t.turns);
+  return {
+    formatRate: turns.filter((t) => t.parsed.formatOk).length / Math.max(1, turns.length),
+    validReplyRate: turns.filter((t) => t.parsed.formatOk && !t.parsed.penalized).length / Math.max(1, turns.length),
+    success: trajs.filter((t) => t.success).length / Math.max(1, trajs.length),
+  };
+}
+
+/**
+ * Warm start for starpo-tiny: supervised training on dialogues a scripted teacher plays in the
+ * exact rollout format, then validation of the learned policy. Saves a base model folder.
+ */
+export async function pretrain(o: PretrainOptions, ev: PretrainEvents = {}): Promise<PretrainResult> {
+  const t0 = performance.now();
+  const envs = o.env === 'mixed' ? ['sokoban', 'frozenlake', 'bandit'] : [o.env];
+  const tokenizer = new CompactTokenizer(buildCompactVocab(vocabularyCorpus()));
+  const model = Qwen2Model.init(starpoTinyConfig(o.size, tokenizer.vocabSize), { seed: o.seed });
+  const rng = new Rng(o.seed);
+  const teacher = new TeacherResponder({ maxActionsPerTurn: 5, randomActionShare: o.randomActionShare });
+
+  ev.phase?.('teacher dialogues', o.dialogues * envs.length);
+  const data: { ids: number[]; lossMask: number[] }[] = [];
+  const teacherSuccess: Record<string, number> = {};
+  for (const env of envs) {
+    const seeds = Array.from({ length: o.dialogues }, (_, i) => 1_000_000 + o.seed * 100_000 + i);
+    const trajs: Trajectory[] = [];
+    for (let i = 0; i < seeds.length; i += 100) {
+      trajs.push(
+        ...(await rollout(
+          { env, envConfig: {}, seeds: seeds.slice(i, i + 100), groupSize: 1, split: 'train', settings: rolloutSettingsFor(env) },
+          teacher,
+          tokenizer,
+          rng,
+        )),
+      );
+      ev.progress?.(data.length + trajs.length);
+    }
+    teacherSuccess[env] = replyStats(trajs).success;
+    data.push(...trajs.map((t) => ({ ids: t.ids, lossMask: t.lossMask })));
+  }
+  const tokens = data.reduce((a, d) => a + d.ids.length, 0);
+  ev.log?.(
+    `${data.length} dialogues, ${tokens} tokens (mean ${Math.round(tokens / data.length)}), model ${countParams(model.config)} parameters, vocabulary ${tokenizer.vocabSize}`,
+  );
+
+  ev.phase?.('supervised training', Math.ceil(data.length / o.batchSize) * o.epochs);
+  const { finalLoss } = await supervisedTrain(
+    model,
+    data,
+    { epochs: o.epochs, batchSize: o.batchSize, microBatchTokens: o.microBatchTokens, lr: o.lr, weightDecay: 0.01, maxGradNorm: 1 },
+    tokenizer.padId,
+    rng,
+    (p: SftProgress) => ev.progress?.(p.step, { loss: p.loss.toFixed(3), 'tok/s': Math.round(p.tokensPerSecond) }),
+  );
+
+  ev.phase?.('validation', o.valSize * envs.length);
+  const success: Record<string, number> = {};
+  const all: Trajectory[] = [];
+  const policy = new PolicyResponder(model, tokenizer, { maxNewTokens: 96, temperature: 0.5, topP: 1, batchSize: 64 });
+  for (const env of envs) {
+    const seeds = Array.from({ length: o.valSize }, (_, i) => 123 + i);
+    const trajs = await rollout(
+      { env, envConfig: {}, seeds, groupSize: 1, split: 'val', settings: rolloutSettingsFor(env) },
+      policy,
+      tokenizer,
+      new Rng(123),
+    );
+    success[env] = replyStats(trajs).success;
+    all.push(...trajs);
+    ev.progress?.(all.length);
+  }
+  const stats = replyStats(all);
+  const result: PretrainResult = {
+    params: countParams(model.config),
+    vocabSize: tokenizer.vocabSize,
+    examples: data.length,
+    finalLoss,
+    formatRate: stats.formatRate,
+    validReplyRate: stats.validReplyRate,
+    success,
+    teacherSuccess,
+    seconds: (performance.now() - t0) / 1000,
+  };
+  await saveModelDir(o.out, model, tokenizer, {
+    kind: 'starpo-tiny',
+    size: o.size,
+    pretrain: { ...o, out: undefined },
+    result,
+    backend: tf.getBackend(),
+  });
+  model.dispose();
+  return result;
+}

@@ -1,0 +1,94 @@
+import { solveFrozenLake, solveSokoban, type BanditSnapshot, type FrozenLakeSnapshot, type Rng, type SokobanSnapshot } from '@starpo/envs';
+import type { Reply, ReplyRequest, Responder } from '../rollout/responder.js';
+
+export interface TeacherOptions {
+  maxActionsPerTurn: number;
+  /** Probability that each planned action is replaced by a random one. */
+  randomActionShare: number;
+}
+
+type Pos = readonly [number, number];
+const at = ([r, c]: Pos) => `(${r}, ${c})`;
+
+/** "2 down and 1 left", "directly above", "here". Rows grow downwards. */
+export function relation(from: Pos, to: Pos): string {
+  const dr = to[0] - from[0];
+  const dc = to[1] - from[1];
+  const parts: string[] = [];
+  if (dr) parts.push(`${Math.abs(dr)} ${dr > 0 ? 'down' : 'up'}`);
+  if (dc) parts.push(`${Math.abs(dc)} ${dc > 0 ? 'right' : 'left'}`);
+  return parts.length ? parts.join(' and ') : 'here';
+}
+
+function cellsOf(rows: string[], ch: string): [number, number][] {
+  const out: [number, number][] = [];
+  rows.forEach((row, r) => [...row].forEach((x, c) => x === ch && out.push([r, c])));
+  return out;
+}
+
+function sokobanThink(s: SokobanSnapshot, plan: string[]): string {
+  const targets = cellsOf(s.fixed, 'O');
+  const facts = [`Player at ${at(s.player)}.`];
+  s.boxes.forEach((b, i) => {
+    const name = s.boxes.length > 1 ? `Box ${i + 1}` : 'Box';
+    const onTarget = s.fixed[b[0]]![b[1]] === 'O';
+    facts.push(`${name} at ${at(b)}, ${relation(s.player, b)} of player${onTarget ? ', on target' : ''}.`);
+  });
+  const free = targets.filter((t) => !s.boxes.some((b) => b[0] === t[0] && b[1] === t[1]));
+  free.forEach((t) => facts.push(`Target at ${at(t)}.`));
+  if (s.boxes.length === 1 && free.length === 1) facts.push(`Box must go ${relation(s.boxes[0]!, free[0]!)}.`);
+  return `${facts.join(' ')} Plan: ${plan.join(', ') || 'none'}.`;
+}
+
+function lakeThink(s: FrozenLakeSnapshot, plan: string[]): string {
+  const goal = cellsOf(s.map, 'G')[0]!;
+  const holes = cellsOf(s.map, 'H').filter((h) => Math.abs(h[0] - s.player[0]) + Math.abs(h[1] - s.player[1]) === 1);
+  const near = holes.length ? ` Hole ${holes.map((h) => `${relation(s.player, h)} at ${at(h)}`).join(', ')}.` : ' No hole next to player.';
+  return `Player at ${at(s.player)}. Goal at ${at(goal)}, ${relation(s.player, goal)}.${near} Plan: ${plan.join(', ') || 'none'}.`;
+}
+
+function banditThink(s: BanditSnapshot, choice: string): string {
+  const high = s.arms.find((a) => a.risk === 'high')!.name;
+  const low = s.arms.find((a) => a.risk === 'low')!.name;
+  return `${high} sounds bold and risky, it may pay a lot. ${low} sounds safe but small. I choose ${choice}.`;
+}
+
+/**
+ * A scripted expert that writes replies in the exact rollout format. It acts with the solver
+ * (a share of actions replaced at random) and its think text states grounded facts about the
+ * current state (positions, relative directions) and the plan.
+ */
+export class TeacherResponder implements Responder {
+  constructor(private readonly opts: TeacherOptions) {}
+
+  async respond(requests: ReplyRequest[], rng: Rng): Promise<Reply[]> {
+    return requests.map((r) => ({ text: this.replyText(r, rng), tokenCount: 0 }));
+  }
+
+  private noisy(plan: string[], actions: readonly string[], rng: Rng): string[] {
+    return plan.map((a) => (rng.float() < this.opts.randomActionShare ? rng.choice(actions) : a));
+  }
+
+  /** The reply after the prefilled `<think>`. */
+  replyText(r: Pick<ReplyRequest, 'env' | 'actionsLeft'>, rng: Rng): string {
+    const snap = r.env.snapshot();
+    const cap = Math.max(1, Math.min(this.opts.maxActionsPerTurn, r.actionsLeft));
+    let think: string;
+    let actions: string[];
+    if (snap.env === 'sokoban') {
+      const plan = (solveSokoban(snap, { maxStates: 200_000 }) ?? [rng.choice(r.env.actions)]).slice(0, cap);
+      actions = this.noisy(plan, r.env.actions, rng);
+      think = sokobanThink(snap, actions);
+    } else if (snap.env === 'frozenlake') {
+      // On slippery ice a plan goes stale after the first slip, so the teacher commits to at most two moves.
+      const plan = (solveFrozenLake(snap) ?? [rng.choice(r.env.actions)]).slice(0, Math.min(cap, 2));
+      actions = this.noisy(plan, r.env.actions, rng);
+      think = lakeThink(snap, actions);
+    } else {
+      const high = snap.arms.find((a) => a.risk === 'high')!.name;
+      actions = [rng.float() < this.opts.randomActionShare ? rng.choice(r.env.actions) : high];
+      think = banditThink(snap, actions[0]!);
+    }
+    return `${think}</think><answer>${actions.join(' || ')}</answer>`;
+  }
+}

@@ -1,0 +1,139 @@
+import type { Env, EnvDefinition } from '@starpo/envs';
+import type { ChatMessage, TextTokenizer } from '../tokenizer/types.js';
+
+export interface PromptSettings {
+  maxActionsPerTraj: number;
+  /** The "Max response length" the prompt announces. */
+  maxResponseWords: number;
+  enableThink: boolean;
+  actionSeparator: string;
+  contextWindow: 'full' | 'last_k';
+  lastKTurns: number;
+}
+
+export const FORMAT_THINK = '<think> [Your thoughts] </think> <answer> [your answer] </answer>';
+export const FORMAT_ANSWER = '<answer> [your answer] </answer>';
+
+/** RAGEN's system prompt: assistant preamble, instructions, symbol legend and action list (HEAD layout). */
+export function systemPrompt(def: EnvDefinition, env: Env, s: PromptSettings): string {
+  let text = "You're a helpful assistant. " + env.instructions();
+  if (def.legend) text += `\nThe meaning of each symbol in the state is:\n${def.legend}`;
+  text += `\nYour available actions are:\n${env.actions.join(', ')}`;
+  text += `\nYou can make up to ${s.maxActionsPerTraj} actions, separated by the action separator " ${s.actionSeparator} "\n`;
+  return text;
+}
+
+/** One turn block, appended to the current user message. */
+export function turnBlock(turn: number, observation: string, actionsLeft: number, s: PromptSettings, warning = ''): string {
+  const format = s.enableThink ? FORMAT_THINK : FORMAT_ANSWER;
+  return (
+    `\nTurn ${turn}:\nState:\n${observation}\n${warning}You have ${actionsLeft} actions left. ` +
+    `Always output: ${format} with no extra text. Strictly follow this format. Max response length: ${s.maxResponseWords} words (tokens).\n`
+  );
+}
+
+export function rewardMessage(reward: number): string {
+  return `Reward:\n${+reward.toFixed(4)}\n`;
+}
+
+/** A finished turn of the dialogue. */
+export interface DialogueTurn {
+  observation: string;
+  actionsLeft: number;
+  /** Assistant content as trained on: the canonical reply (or the raw reply when it did not parse). */
+  reply: string;
+  reward: number;
+  warning?: string;
+}
+
+/**
+ * Messages for the next prompt (or, with `next` undefined, the training dialogue): system, then
+ * user turn blocks with each assistant reply and its "Reward:" line. With `last_k`, only the last
+ * k finished turns are kept.
+ */
+export function buildMessages(
+  system: string,
+  turns: DialogueTurn[],
+  s: PromptSettings,
+  next?: { turn: number; observation: string; actionsLeft: number; warning?: string },
+): ChatMessage[] {
+  const kept = s.contextWindow === 'last_k' ? turns.slice(-s.lastKTurns) : turns;
+  const firstTurn = turns.length - kept.length + 1;
+  const messages: ChatMessage[] = [{ role: 'system', content: system }];
+  let user = '';
+  kept.forEach((t, i) => {
+    user += turnBlock(firstTurn + i, t.observation, t.actionsLeft, s, t.warning);
+    messages.push({ role: 'user', content: user });
+    messages.push({ role: 'assistant', content: t.reply });
+    user = rewardMessage(t.reward);
+  });
+  if (next) {
+    user += turnBlock(next.turn, next.observation, next.actionsLeft, s, next.warning);
+    messages.push({ role: 'user', content: user });
+  }
+  return messages;
+}
+
+/** Token ids of a generation prompt: the chat template with the generation prompt, then the `<think>` prefill. */
+export function promptIds(tokenizer: TextTokenizer, messages: ChatMessage[], enableThink: boolean): number[] {
+  return tokenizer.encode(tokenizer.applyChatTemplate(messages, { addGenerationPrompt: true }) + (enableThink ? '<think>' : '<answer>'));
+}
+
+export interface TokenizedDialogue {
+  ids: number[];
+  /** 1 where the token is part of an assistant reply (after the prefilled tag) or its end-of-turn token. */
+  lossMask: number[];
+  /** [start, end) token ranges of each assistant reply in `ids`. */
+  turnSpans: [number, number][];
+}
+
+/**
+ * Tokenize a dialogue message by message, from the chat template's own rendering, so that
+ * assistant replies have exact token boundaries. The prefilled `<think>` is not trained on.
+ */
+export function tokenizeDialogue(tokenizer: TextTokenizer, messages: ChatMessage[], prefill: string): TokenizedDialogue {
+  const ids: number[] = [];
+  const lossMask: number[] = [];
+  const turnSpans: [number, number][] = [];
+  let previous = '';
+  for (let i = 0; i < messages.length; i++) {
+    const text = tokenizer.applyChatTemplate(messages.slice(0, i + 1));
+    if (!text.startsWith(previous)) throw new Error('chat template is not prefix-stable; cannot align assistant turns');
+    const segment = text.slice(previous.length);
+    previous = text;
+    const m = messages[i]!;
+    if (m.role !== 'assistant') {
+      for (const id of tokenizer.encode(segment)) {
+        ids.push(id);
+        lossMask.push(0);
+      }
+      continue;
+    }
+    const at = segment.indexOf(m.content);
+    const head = segment.slice(0, at);
+    let content = m.content;
+    let pre = '';
+    if (prefill && content.startsWith(prefill)) {
+      pre = prefill;
+      content = content.slice(prefill.length);
+    }
+    const tail = segment.slice(at + m.content.length);
+    for (const id of tokenizer.encode(head + pre)) {
+      ids.push(id);
+      lossMask.push(0);
+    }
+    const start = ids.length;
+    for (const id of tokenizer.encode(content)) {
+      ids.push(id);
+      lossMask.push(1);
+    }
+    // the end-of-turn token is trained on, so the model learns to stop; the newline after it is not
+    const tailIds = tokenizer.encode(tail);
+    tailIds.forEach((id, k) => {
+      ids.push(id);
+      lossMask.push(k === 0 && id === tokenizer.eosId ? 1 : 0);
+    });
+    turnSpans.push([start, ids.length - tailIds.length + (tailIds[0] === tokenizer.eosId ? 1 : 0)]);
+  }
+  return { ids, lossMask, turnSpans };
+}

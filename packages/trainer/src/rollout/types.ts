@@ -1,0 +1,49 @@
+import type { EnvSnapshot, ParsedReply } from '@starpo/envs';
+
+export type SplitName = 'train' | 'val';
+
+export interface RolloutTurn {
+  index: number;
+  observation: string;
+  /** State before the turn's actions. */
+  snapshot: EnvSnapshot;
+  /** The reply as generated, with the prefilled `<think>` put back. */
+  rawReply: string;
+  parsed: ParsedReply;
+  /** Valid actions actually executed (cut by the trajectory cap or an early `done`). */
+  executed: string[];
+  effectiveCount: number;
+  /** Sum of the environment's rewards this turn. */
+  envReward: number;
+  /** Format penalty applied this turn (0 or the configured negative value). */
+  penalty: number;
+  done: boolean;
+  promptTokens: number;
+  responseTokens: number;
+  meanLogProb: number | null;
+  meanEntropy: number | null;
+}
+
+export interface Trajectory {
+  split: SplitName;
+  group: number;
+  indexInGroup: number;
+  seed: number;
+  env: string;
+  turns: RolloutTurn[];
+  finalSnapshot: EnvSnapshot;
+  success: boolean;
+  envReward: number;
+  penalty: number;
+  /** envReward + penalty: what the learner optimises. */
+  totalReward: number;
+  numActions: number;
+  /** Canonical dialogue, re-tokenised. */
+  ids: number[];
+  lossMask: number[];
+  turnSpans: [number, number][];
+  /** Per token: the trajectory reward on the last trained token, 0 elsewhere. */
+  scores: number[];
+  /** Per turn reward (env + penalty), for turn-level estimators. */
+  turnRewards: number[];
+}
