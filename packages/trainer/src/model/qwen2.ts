@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { headDim, type Qwen2Config } from './config.js';
+import { linear, matMul3d } from './matmul.js';
 import type { TensorData } from './safetensors.js';
 
 /** Per-layer keys and values of earlier positions, for incremental decoding. */
@@ -19,14 +20,6 @@ export interface ForwardOptions {
 }
 
 const NEG_INF = -1e9;
-
-function linear(x: tf.Tensor, w: tf.Tensor, b?: tf.Tensor): tf.Tensor {
-  const shape = x.shape;
-  const x2 = x.reshape([-1, shape[shape.length - 1]!]);
-  let y = tf.matMul(x2, w, false, true);
-  if (b) y = y.add(b);
-  return y.reshape([...shape.slice(0, -1), w.shape[0]!]);
-}
 
 function rmsNorm(x: tf.Tensor, w: tf.Tensor, eps: number): tf.Tensor {
   const variance = x.square().mean(-1, true);
@@ -198,13 +191,13 @@ export class Qwen2Model {
       // folded into the sequence axis (HF's repeat_kv order: KV head j serves query heads j*g … j*g+g-1).
       const nH = c.num_attention_heads;
       const nKv = c.num_key_value_heads;
-      const scores = tf
-        .matMul(q.reshape([batch, nKv, groups * len, hd]), k, false, true)
+      const kT = k.transpose([0, 1, 3, 2]).reshape([batch * nKv, hd, total]) as tf.Tensor3D;
+      const scores = matMul3d(q.reshape([batch * nKv, groups * len, hd]) as tf.Tensor3D, kT)
         .reshape([batch, nH, len, total])
         .mul(1 / Math.sqrt(hd))
         .add(bias);
-      const probs = tf.softmax(scores).reshape([batch, nKv, groups * len, total]);
-      const attn = tf.matMul(probs, v).reshape([batch, nH, len, hd]); // [B, nH, L, hd]
+      const probs = tf.softmax(scores).reshape([batch * nKv, groups * len, total]) as tf.Tensor3D;
+      const attn = matMul3d(probs, v.reshape([batch * nKv, total, hd]) as tf.Tensor3D).reshape([batch, nH, len, hd]); // [B, nH, L, hd]
       const merged = attn.transpose([0, 2, 1, 3]).reshape([batch, len, c.num_attention_heads * hd]);
       x = x.add(linear(merged, this.w(`${p}self_attn.o_proj.weight`)));
       const h2 = rmsNorm(x, this.w(`${p}post_attention_layernorm.weight`), c.rms_norm_eps);
