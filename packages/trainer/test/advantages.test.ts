@@ -1,0 +1,192 @@
+import { describe, expect, it } from 'vitest';
+import {
+  biLevelGae,
+  discountedReturns,
+  gae,
+  gigpoAdvantages,
+  grpoAdvantages,
+  maskedWhiten,
+  normalizeScores,
+  rlooAdvantages,
+  tokenReturns,
+  type GigpoStepRow,
+} from '../src/algo/advantages.js';
+
+const close = (got: number[], want: number[], tol = 2e-6) => {
+  expect(got).toHaveLength(want.length);
+  got.forEach((g, i) => expect(Math.abs(g - want[i]!), `index ${i}: ${g} vs ${want[i]}`).toBeLessThan(tol));
+};
+
+describe('T1 GRPO family', () => {
+  const g4 = [0, 0, 0, 0];
+  it('rewards [1, 0, 0, 1]: GRPO, Dr.GRPO, RLOO', () => {
+    close(grpoAdvantages([1, 0, 0, 1], g4, { normByStd: true }), [0.866024, -0.866024, -0.866024, 0.866024]);
+    close(grpoAdvantages([1, 0, 0, 1], g4, { normByStd: false }), [0.5, -0.5, -0.5, 0.5]);
+    close(rlooAdvantages([1, 0, 0, 1], g4), [0.666667, -0.666667, -0.666667, 0.666667]);
+  });
+  it('rewards [0.5, 0.2, 0.9]', () => {
+    const g = [0, 0, 0];
+    close(grpoAdvantages([0.5, 0.2, 0.9], g, { normByStd: true }), [-0.094916, -0.949155, 1.044071]);
+    close(grpoAdvantages([0.5, 0.2, 0.9], g, { normByStd: false }), [-0.033333, -0.333333, 0.366667]);
+    close(rlooAdvantages([0.5, 0.2, 0.9], g), [-0.05, -0.5, 0.55]);
+  });
+  it('singleton follows VERL (raw score), all-equal gives zeros, groups are independent', () => {
+    close(grpoAdvantages([1], [0], { normByStd: true }), [0.999999]);
+    close(grpoAdvantages([1, 1, 1, 1], g4, { normByStd: true }), [0, 0, 0, 0]);
+    close(grpoAdvantages([1, 0, 5, 5], ['a', 'a', 'b', 'b'], { normByStd: false }), [0.5, -0.5, 0, 0]);
+  });
+});
+
+describe('T2 cross-step vs per-trajectory statistics', () => {
+  const scores = [1, 1, 1, 0];
+  const groups = [0, 0, 0, 0];
+  it('cross-step (every row counts)', () => {
+    close(grpoAdvantages(scores, groups, { normByStd: true }), [0.499999, 0.499999, 0.499999, -1.499997]);
+    close(grpoAdvantages(scores, groups, { normByStd: false }), [0.25, 0.25, 0.25, -0.75]);
+  });
+  it('per-trajectory dedupe (episode ids)', () => {
+    close(grpoAdvantages(scores, groups, { normByStd: true, episodeIds: ['A', 'A', 'A', 'B'] }), [0.707106, 0.707106, 0.707106, -0.707106]);
+  });
+});
+
+describe('T3/T4 GAE and whitening', () => {
+  it('γ = λ = 1', () => {
+    const r = gae([0, 0, 1], [0.5, 0.6, 0.7], [1, 1, 1], 1, 1);
+    close(r.advantages, [0.5, 0.4, 0.3]);
+    close(r.returns, [1, 1, 1]);
+    close(maskedWhiten([r.advantages], [[1, 1, 1]])[0]!, [1.0, 0.0, -0.999999]);
+  });
+  it('γ = 0.99, λ = 0.95', () => {
+    const r = gae([0, 0, 1], [0.5, 0.6, 0.7], [1, 1, 1], 0.99, 0.95);
+    close(r.advantages, [0.446829, 0.37515, 0.3]);
+    close(r.returns, [0.946829, 0.97515, 1.0]);
+    close(maskedWhiten([r.advantages], [[1, 1, 1]])[0]!, [0.992026, 0.01576, -1.007786]);
+  });
+  it('mask-aware: observation tokens carry value and advantage through', () => {
+    const mask = [1, 1, 0, 1];
+    const r = gae([0, 0, 0, 1], [0.2, 0.3, 0.9, 0.5], mask, 1, 1);
+    close([r.advantages[0]!, r.advantages[1]!, r.advantages[3]!], [0.8, 0.7, 0.5]);
+    expect(r.advantages[2]).toBeCloseTo(0.5);
+    close([r.returns[0]!, r.returns[1]!, r.returns[3]!], [1, 1, 1]);
+    const w = maskedWhiten([r.advantages], [mask])[0]!;
+    close([w[0]!, w[1]!, w[3]!], [0.872871, 0.218218, -1.091089]);
+  });
+  it('whitening with one valid token leaves values unchanged', () => {
+    expect(maskedWhiten([[3, 4]], [[1, 0]])).toEqual([[3, 4]]);
+  });
+});
+
+describe('T5 discounted step returns, token returns', () => {
+  it('γ = 0.95', () => {
+    close(discountedReturns([0, 0, 1], 0.95), [0.9025, 0.95, 1.0]);
+    close(discountedReturns([-0.1, -0.1, 10.9], 0.95), [9.64225, 10.255, 10.9]);
+  });
+  it('token returns with γ = 1 put the same value on every trained token', () => {
+    expect(tokenReturns([0, 0, 0, 2], [1, 0, 1, 1], 1)).toEqual([2, 0, 2, 2]);
+  });
+});
+
+describe('T6 ROLL reward normalisation', () => {
+  it('mean_std → ±0.866 for [1,0,0,1]; asym_clip clamps to [−1, 3]; mean; singletons zero', () => {
+    close(normalizeScores([1, 0, 0, 1], [0, 0, 0, 0], 'mean_std'), [0.866024, -0.866024, -0.866024, 0.866024]);
+    const sixteen = [1, ...new Array(15).fill(0)];
+    const g16 = new Array(16).fill(0);
+    close(normalizeScores(sixteen, g16, 'mean').slice(0, 2), [0.9375, -0.0625]);
+    close(normalizeScores(sixteen, g16, 'mean_std').slice(0, 2), [3.749985, -0.249999], 2e-5);
+    close(normalizeScores(sixteen, g16, 'asym_clip').slice(0, 2), [3.0, -0.249999], 2e-5);
+    close(normalizeScores([0, ...new Array(15).fill(1)], g16, 'asym_clip').slice(0, 2), [-1.0, 0.249999], 2e-5);
+    expect(normalizeScores([1], [0], 'mean')).toEqual([0]);
+    expect(normalizeScores([1], [0], 'mean_std')).toEqual([0]);
+    expect(normalizeScores([2, 3], [0, 1], 'identity')).toEqual([2, 3]);
+  });
+  it('the full T6 pipeline: normalise → γ=1 returns → whiten over tokens → clip 0.2 gives ±0.2', () => {
+    const norm = normalizeScores([1, 0, 0, 1], [0, 0, 0, 0], 'mean_std');
+    const counts = [2, 3, 1, 2];
+    const tokens = counts.map((n, i) => new Array(n).fill(norm[i]!));
+    const white = maskedWhiten(
+      tokens,
+      tokens.map((r) => r.map(() => 1)),
+    );
+    close(white.flat().map(Math.abs), new Array(8).fill(0.935414));
+    expect(white.flat().map((v) => Math.max(-0.2, Math.min(0.2, v)))).toEqual([0.2, 0.2, -0.2, -0.2, -0.2, -0.2, 0.2, 0.2]);
+  });
+});
+
+describe('T7 GiGPO worked example', () => {
+  const traj = [
+    {
+      id: 't1',
+      steps: [
+        ['s0', 0],
+        ['s1', 1],
+      ],
+    },
+    {
+      id: 't2',
+      steps: [
+        ['s0', 0],
+        ['s2', 0],
+        ['s1', 1],
+      ],
+    },
+    {
+      id: 't3',
+      steps: [
+        ['s0', 0],
+        ['s2', 0],
+        ['s2', 0],
+      ],
+    },
+  ] as const;
+  const build = (penaltyOnLast = 0): GigpoStepRow[] =>
+    traj.flatMap((t) => {
+      const rewards = t.steps.map(([, r]) => r as number);
+      const returns = discountedReturns(rewards, 0.95);
+      const episode = rewards.reduce((a, b) => a + b, 0);
+      return t.steps.map(([anchor], k) => {
+        const last = t.id === 't3' && k === 2;
+        return {
+          group: 0,
+          trajectory: t.id,
+          anchor,
+          stepReturn: returns[k]! - (last ? penaltyOnLast : 0),
+          episodeReward: episode - (last ? penaltyOnLast : 0),
+        };
+      });
+    });
+
+  it('mean_norm (VA cross-step episode statistics)', () => {
+    const a = gigpoAdvantages(build(), { stepWeight: 1, mode: 'mean_norm', episodeCrossSteps: true });
+    close(a.episode, [0.375, 0.375, 0.375, 0.375, 0.375, -0.625, -0.625, -0.625]);
+    close(a.step, [0.3325, 0, 0.285, 0.633333, 0, -0.6175, -0.316667, -0.316667]);
+    close(a.total, [0.7075, 0.375, 0.66, 1.008333, 0.375, -1.2425, -0.941667, -0.941667]);
+  });
+  it('mean_std_norm (VA cross-step)', () => {
+    const a = gigpoAdvantages(build(), { stepWeight: 1, mode: 'mean_std_norm', episodeCrossSteps: true });
+    close(a.episode, [0.724567, 0.724567, 0.724567, 0.724567, 0.724567, -1.207612, -1.207612, -1.207612]);
+    close(a.step, [0.621148, 0, 0.532413, 1.154698, 0, -1.153561, -0.577349, -0.577349]);
+    close(a.total, [1.345716, 0.724567, 1.25698, 1.879266, 0.724567, -2.361174, -1.784962, -1.784962]);
+  });
+  it('per-trajectory episode advantage (paper Eq. 3, our default)', () => {
+    const m = gigpoAdvantages(build(), { stepWeight: 1, mode: 'mean_norm' });
+    close([m.episode[0]!, m.episode[2]!, m.episode[5]!], [0.333333, 0.333333, -0.666667]);
+    const s = gigpoAdvantages(build(), { stepWeight: 1, mode: 'mean_std_norm' });
+    close([s.episode[0]!, s.episode[2]!, s.episode[5]!], [0.577349, 0.577349, -1.154699]);
+  });
+  it('invalid last action penalised by 0.1 after discounting', () => {
+    const a = gigpoAdvantages(build(0.1), { stepWeight: 1, mode: 'mean_norm', episodeCrossSteps: true });
+    close(a.total, [0.72, 0.3875, 0.6725, 1.054167, 0.3875, -1.23, -0.895833, -1.095833]);
+  });
+});
+
+describe('bi-level GAE', () => {
+  it('with γ = λ = 1 and zero values equals the sum of later turn rewards on every trained token', () => {
+    // two turns: tokens 0-1 (turn 1, end 1), token 2 observation, tokens 3-4 (turn 2, end 4)
+    const r = biLevelGae([0, 0, 0, 0, 0], [1, 1, 0, 1, 1], [1, 4], [0.5, 2], { gamma: 1, lambda: 1, highGamma: 1 });
+    close([r.advantages[0]!, r.advantages[1]!, r.advantages[3]!, r.advantages[4]!], [2.5, 2.5, 2, 2]);
+  });
+  it('the high-level γ discounts later turns', () => {
+    const r = biLevelGae([0, 0, 0, 0], [1, 1, 1, 1], [1, 3], [0, 1], { gamma: 1, lambda: 1, highGamma: 0.5 });
+    close([r.advantages[1]!, r.advantages[3]!], [0.5, 1]);
+  });
+});
