@@ -68,10 +68,10 @@ export const PRESETS: Record<PresetName, Preset> = {
   'quick-cpu': {
     name: 'quick-cpu',
     description:
-      'Small enough to show learning in minutes on 2 CPU cores: starpo-tiny, 8 groups × 8 rollouts, 48-token replies, StarPO-S with GRPO.',
+      'Small enough to show learning in minutes on 2 CPU cores: starpo-tiny, 8 groups × 8 rollouts, 96-token replies, StarPO-S with GRPO.',
     overrides: merge(stabilized, grpo, {
       model: { base: 'starpo-tiny/tiny' },
-      rollout: { envGroups: 8, groupSize: 8, maxNewTokens: 48, maxContextTokens: 512, validation: { size: 32, every: 5 } },
+      rollout: { envGroups: 8, groupSize: 8, maxNewTokens: 96, maxContextTokens: 1024, validation: { size: 32, every: 5 } },
       filter: { ratio: 0.5 },
       ppo: { miniBatchSize: 32, microBatchSize: 16, actorLr: 1e-4, criticLr: 3e-4, weightDecay: 0 },
       training: { steps: 40, checkpointEvery: 10 },

@@ -17,57 +17,87 @@ export interface StepReport {
 }
 
 /**
- * AdamW: tfjs's Adam plus decoupled weight decay, global-norm clipping (the pre-clip norm is
- * reported) and a skipped step when the gradient is not finite.
+ * AdamW (decoupled weight decay) with global-norm clipping (the pre-clip norm is reported) and a
+ * skipped step when the gradient is not finite. Written out rather than wrapping tf.train.adam:
+ * tfjs's Adam has no weight decay and keeps its bias-correction powers as float32 products, which
+ * a restored optimizer recomputes differently, breaking exact resume. Here the step count is an
+ * integer and the corrections are computed from it.
  */
 export class AdamW {
-  private readonly adam: tf.AdamOptimizer;
+  private readonly m: tf.Variable[];
+  private readonly v: tf.Variable[];
+  private t = 0;
 
   constructor(
     readonly settings: AdamWSettings,
     private readonly variables: tf.Variable[],
   ) {
-    this.adam = tf.train.adam(settings.lr, settings.betas[0], settings.betas[1], settings.eps ?? 1e-8);
+    this.m = variables.map((x) => tf.tidy(() => tf.variable(tf.zerosLike(x), false)));
+    this.v = variables.map((x) => tf.tidy(() => tf.variable(tf.zerosLike(x), false)));
   }
 
   setLearningRate(lr: number): void {
     this.settings.lr = lr;
-    (this.adam as unknown as { learningRate: number }).learningRate = lr;
   }
 
   /** Apply summed gradients (by variable name). Disposes the gradients. */
   async step(grads: Map<string, tf.Tensor>): Promise<StepReport> {
-    const names = this.variables.map((v) => v.name).filter((n) => grads.has(n));
-    const sq = tf.tidy(() => tf.addN(names.map((n) => grads.get(n)!.square().sum())) as tf.Scalar);
+    const present = this.variables.map((x, i) => ({ x, i, g: grads.get(x.name) })).filter((e) => e.g !== undefined);
+    const sq = tf.tidy(() => tf.addN(present.map((e) => e.g!.square().sum())) as tf.Scalar);
     const gradNorm = Math.sqrt((await sq.data())[0]!);
     sq.dispose();
     if (!Number.isFinite(gradNorm)) {
       for (const g of grads.values()) g.dispose();
       return { gradNorm, applied: false };
     }
-    const scale = this.settings.maxGradNorm > 0 && gradNorm > this.settings.maxGradNorm ? this.settings.maxGradNorm / (gradNorm + 1e-6) : 1;
-    const decay = 1 - this.settings.lr * this.settings.weightDecay;
+    const { lr, betas, weightDecay, maxGradNorm } = this.settings;
+    const eps = this.settings.eps ?? 1e-8;
+    const scale = maxGradNorm > 0 && gradNorm > maxGradNorm ? maxGradNorm / (gradNorm + 1e-6) : 1;
+    this.t += 1;
+    const c1 = 1 - betas[0] ** this.t;
+    const c2 = 1 - betas[1] ** this.t;
     tf.tidy(() => {
-      const named: Record<string, tf.Tensor> = {};
-      for (const n of names) named[n] = scale === 1 ? grads.get(n)! : grads.get(n)!.mul(scale);
-      if (decay !== 1) for (const v of this.variables) if (names.includes(v.name)) v.assign(v.mul(decay));
-      this.adam.applyGradients(named as unknown as Parameters<tf.AdamOptimizer['applyGradients']>[0]);
+      for (const { x, i, g } of present) {
+        const grad = scale === 1 ? g! : g!.mul(scale);
+        const m = this.m[i]!.mul(betas[0]).add(grad.mul(1 - betas[0]));
+        const v = this.v[i]!.mul(betas[1]).add(grad.square().mul(1 - betas[1]));
+        this.m[i]!.assign(m);
+        this.v[i]!.assign(v);
+        const update = m.div(c1).div(v.div(c2).sqrt().add(eps));
+        x.assign(x.mul(1 - lr * weightDecay).sub(update.mul(lr)));
+      }
     });
     for (const g of grads.values()) g.dispose();
     return { gradNorm, applied: true };
   }
 
   async getState(): Promise<{ name: string; shape: number[]; data: Float32Array }[]> {
-    const weights = await this.adam.getWeights();
-    return Promise.all(weights.map(async (w) => ({ name: w.name, shape: w.tensor.shape, data: (await w.tensor.data()) as Float32Array })));
+    const out = [{ name: 'step', shape: [1], data: new Float32Array([this.t]) }];
+    for (const [kind, list] of [
+      ['m', this.m],
+      ['v', this.v],
+    ] as const) {
+      for (let i = 0; i < list.length; i++)
+        out.push({ name: `${kind}/${i}`, shape: list[i]!.shape, data: new Float32Array(await list[i]!.data()) });
+    }
+    return out;
   }
 
   async setState(state: { name: string; shape: number[]; data: Float32Array }[]): Promise<void> {
-    await this.adam.setWeights(state.map((s) => ({ name: s.name, tensor: tf.tensor(s.data, s.shape) })));
+    for (const s of state) {
+      if (s.name === 'step') {
+        this.t = s.data[0]!;
+        continue;
+      }
+      const [kind, idx] = s.name.split('/');
+      const target = (kind === 'm' ? this.m : this.v)[Number(idx)];
+      if (!target) throw new Error(`optimizer state ${s.name} does not match the model`);
+      tf.tidy(() => target.assign(tf.tensor(s.data, s.shape)));
+    }
   }
 
   dispose(): void {
-    this.adam.dispose();
+    tf.dispose([...this.m, ...this.v]);
   }
 }
 

@@ -1,0 +1,100 @@
+import type { RunConfig } from '@starpo/contracts';
+import {
+  biLevelGae,
+  discountedReturns,
+  gae,
+  gigpoAdvantages,
+  grpoAdvantages,
+  maskedWhiten,
+  normalizeScores,
+  tokenReturns,
+} from '../algo/advantages.js';
+import { turnEndPositions, turnOfPosition, type Sample } from './batch.js';
+
+function groupKeys(samples: Sample[], grouping: RunConfig['algorithm']['rewardNormalization']['grouping']): (string | number)[] {
+  return samples.map((s) => (grouping === 'batch' ? 0 : grouping === 'inductive' ? s.traj.env : s.traj.group));
+}
+
+function broadcast(s: Sample, value: number): number[] {
+  return s.mask.map((m) => (m ? value : 0));
+}
+
+/**
+ * Fill `advantages` and `returns` of every sample for the configured estimator. Scores are the
+ * trajectory rewards including format penalties (RAGEN adds the penalty before normalisation).
+ */
+export function computeAdvantages(samples: Sample[], c: RunConfig): void {
+  const a = c.algorithm;
+  const scores = samples.map((s) => s.rewards.reduce((x, y) => x + y, 0));
+  switch (a.advEstimator) {
+    case 'gae':
+      for (const s of samples) {
+        const r = gae(s.rewards, s.values!, s.mask, a.gamma, a.lambda);
+        s.advantages = r.advantages;
+        s.returns = r.returns;
+      }
+      break;
+    case 'bilevel_gae':
+      for (const s of samples) {
+        const r = biLevelGae(s.values!, s.mask, turnEndPositions(s.traj), s.traj.turnRewards, {
+          gamma: a.gamma,
+          lambda: a.lambda,
+          highGamma: a.highLevelGamma,
+        });
+        s.advantages = r.advantages;
+        s.returns = r.returns;
+      }
+      break;
+    case 'grpo': {
+      const adv = grpoAdvantages(
+        scores,
+        samples.map((s) => s.traj.group),
+        { normByStd: a.grpoNormByStd },
+      );
+      samples.forEach((s, i) => (s.advantages = s.returns = broadcast(s, adv[i]!)));
+      break;
+    }
+    case 'reinforce': {
+      const norm = normalizeScores(scores, groupKeys(samples, a.rewardNormalization.grouping), a.rewardNormalization.method);
+      samples.forEach((s, i) => {
+        const last = s.mask.lastIndexOf(1);
+        const rewards = s.mask.map((_, t) => (t === last ? norm[i]! : 0));
+        s.advantages = s.returns = tokenReturns(rewards, s.mask, a.gamma);
+      });
+      break;
+    }
+    case 'gigpo': {
+      const rows = samples.flatMap((s, i) => {
+        const stepReturns = discountedReturns(s.traj.turnRewards, a.gigpo.stepGamma);
+        return s.traj.turns.map((t, k) => ({
+          sample: i,
+          turn: k,
+          group: s.traj.group,
+          trajectory: i,
+          anchor: t.observation,
+          stepReturn: stepReturns[k]!,
+          episodeReward: scores[i]!,
+        }));
+      });
+      const adv = gigpoAdvantages(rows, { stepWeight: a.gigpo.stepWeight, mode: a.gigpo.mode });
+      const perTurn = samples.map((s) => new Array<number>(s.traj.turns.length).fill(0));
+      rows.forEach((r, j) => (perTurn[r.sample]![r.turn] = adv.total[j]!));
+      samples.forEach((s, i) => {
+        const turnOf = turnOfPosition(s.traj);
+        s.advantages = s.returns = s.mask.map((m, t) => (m && turnOf[t]! >= 0 ? perTurn[i]![turnOf[t]!]! : 0));
+      });
+      break;
+    }
+  }
+  if (a.whitenAdvantages) {
+    const white = maskedWhiten(
+      samples.map((s) => s.advantages),
+      samples.map((s) => s.mask),
+    );
+    samples.forEach((s, i) => (s.advantages = white[i]!));
+  }
+  if (a.advantageClip !== null) {
+    const clip = a.advantageClip;
+    for (const s of samples) s.advantages = s.advantages.map((v) => Math.max(-clip, Math.min(clip, v)));
+  }
+}

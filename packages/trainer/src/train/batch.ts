@@ -1,0 +1,136 @@
+import * as tf from '@tensorflow/tfjs';
+import type { Qwen2Model } from '../model/qwen2.js';
+import { packSequences, tokenLogProbs } from '../policy/score.js';
+import type { Trajectory } from '../rollout/types.js';
+
+/**
+ * One training sample in "target space": index t scores token t+1 of the dialogue, so every
+ * array has length ids.length − 1 and `mask[t] = lossMask[t + 1]`.
+ */
+export interface Sample {
+  traj: Trajectory;
+  ids: number[];
+  mask: number[];
+  /** Trajectory reward (+ KL-in-reward terms) on the last trained position. */
+  rewards: number[];
+  oldLogProbs: number[];
+  refLogProbs: number[] | null;
+  values: number[] | null;
+  advantages: number[];
+  returns: number[];
+  entropy: number[];
+}
+
+export function toSample(traj: Trajectory): Sample {
+  const n = traj.ids.length - 1;
+  return {
+    traj,
+    ids: traj.ids,
+    mask: traj.lossMask.slice(1),
+    rewards: traj.scores.slice(1),
+    oldLogProbs: new Array<number>(n).fill(0),
+    refLogProbs: null,
+    values: null,
+    advantages: new Array<number>(n).fill(0),
+    returns: new Array<number>(n).fill(0),
+    entropy: new Array<number>(n).fill(0),
+  };
+}
+
+/** Token index of each turn's last trained position, in target space. */
+export function turnEndPositions(traj: Trajectory): number[] {
+  return traj.turnSpans.map(([, end]) => end - 2);
+}
+
+/** Which turn each target position belongs to (−1 outside assistant replies). */
+export function turnOfPosition(traj: Trajectory): number[] {
+  const out = new Array<number>(traj.ids.length - 1).fill(-1);
+  traj.turnSpans.forEach(([a, b], k) => {
+    for (let i = a; i < b; i++) if (i >= 1) out[i - 1] = k;
+  });
+  return out;
+}
+
+/** Split samples into runs of at most `maxTokens` padded tokens (and at most `maxRows`). */
+export function chunkByTokens<T extends { ids: number[] }>(items: T[], maxTokens: number, maxRows = Infinity): T[][] {
+  const out: T[][] = [];
+  let cur: T[] = [];
+  let longest = 0;
+  for (const it of items) {
+    const l = Math.max(longest, it.ids.length);
+    if (cur.length && ((cur.length + 1) * l > maxTokens || cur.length >= maxRows)) {
+      out.push(cur);
+      cur = [];
+      longest = 0;
+    }
+    cur.push(it);
+    longest = Math.max(longest, it.ids.length);
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+/** Unpack a [rows, len−1] tensor row back to per-sample target-space arrays (undoing left padding). */
+export function unpackRows(data: Float32Array, rows: { ids: number[] }[], width: number): number[][] {
+  return rows.map((r, i) => {
+    const n = r.ids.length - 1;
+    const off = width - n;
+    return Array.from(data.subarray(i * width + off, i * width + width));
+  });
+}
+
+/** Per-position log-probs and entropies of `model` on each sample's dialogue (no gradient). */
+export async function scoreSamples(
+  model: Qwen2Model,
+  samples: { ids: number[] }[],
+  padId: number,
+  maxTokens: number,
+): Promise<{ logProbs: number[][]; entropy: number[][] }> {
+  const logProbs: number[][] = [];
+  const entropy: number[][] = [];
+  for (const chunk of chunkByTokens(samples, maxTokens)) {
+    const packed = packSequences(
+      chunk.map((s) => ({ ids: s.ids, lossMask: [] })),
+      padId,
+    );
+    const [lp, ent] = tf.tidy(() => {
+      const r = tokenLogProbs(model, packed.ids, packed.mask);
+      return [r.logProbs, r.entropy!];
+    });
+    const width = packed.ids.shape[1] - 1;
+    logProbs.push(...unpackRows((await lp!.data()) as Float32Array, chunk, width));
+    entropy.push(...unpackRows((await ent!.data()) as Float32Array, chunk, width));
+    tf.dispose([lp!, ent!, packed.ids, packed.mask, packed.targetMask]);
+  }
+  return { logProbs, entropy };
+}
+
+/** Critic values at each position (no gradient). */
+export async function valueSamples(
+  critic: Qwen2Model,
+  samples: { ids: number[] }[],
+  padId: number,
+  maxTokens: number,
+): Promise<number[][]> {
+  const out: number[][] = [];
+  for (const chunk of chunkByTokens(samples, maxTokens)) {
+    const packed = packSequences(
+      chunk.map((s) => ({ ids: s.ids, lossMask: [] })),
+      padId,
+    );
+    const v = tf.tidy(() => {
+      const all = critic.values(critic.hidden(packed.ids, packed.mask).hidden);
+      return all.slice([0, 0], [all.shape[0], all.shape[1] - 1]);
+    });
+    out.push(...unpackRows((await v.data()) as Float32Array, chunk, packed.ids.shape[1] - 1));
+    tf.dispose([v, packed.ids, packed.mask, packed.targetMask]);
+  }
+  return out;
+}
+
+/** Left-pad per-sample target-space arrays into a [rows, width] float tensor. */
+export function padRows(rows: number[][], width: number): tf.Tensor2D {
+  const data = new Float32Array(rows.length * width);
+  rows.forEach((r, i) => data.set(r, i * width + (width - r.length)));
+  return tf.tensor2d(data, [rows.length, width]);
+}

@@ -1,0 +1,336 @@
+import * as tf from '@tensorflow/tfjs';
+import type { RunConfig } from '@starpo/contracts';
+import { Rng } from '@starpo/envs';
+import { EarlyStopper, type StopRule } from '../algo/early-stop.js';
+import { adjustBatch, filterGroups } from '../algo/filter.js';
+import { klEstimate } from '../algo/losses.js';
+import { mean } from '../algo/stats.js';
+import type { Qwen2Model } from '../model/qwen2.js';
+import { modelFiles, type ModelBundle } from '../model/storage.js';
+import { PolicyResponder } from '../rollout/responder.js';
+import { rollout, type RolloutSettings } from '../rollout/rollout.js';
+import type { Trajectory } from '../rollout/types.js';
+import { computeAdvantages } from './advantage-step.js';
+import { scoreSamples, toSample, valueSamples, type Sample } from './batch.js';
+import { jsonFile, optimizerFile, parseJsonFile, restoreOptimizer, restoreWeights, weightsFile } from './checkpoint.js';
+import { groupRewards, rolloutMetrics, summarize } from './metrics.js';
+import { AdamW } from './optimizer.js';
+import type { RunStatus, TrainSink } from './sink.js';
+import { actorStep, criticStep } from './update.js';
+
+/** Max padded tokens per forward pass when scoring or updating (bounds memory). */
+const SCORE_TOKENS = 4096;
+
+export interface TrainOptions {
+  config: RunConfig;
+  base: ModelBundle;
+  sink: TrainSink;
+  /** Checked between phases; an aborted run saves a checkpoint and ends `cancelled`. */
+  signal?: AbortSignal;
+  /** Files of a checkpoint to continue from. */
+  resume?: Map<string, Uint8Array>;
+  onPhase?: (phase: string, step: number) => void;
+}
+
+export interface TrainResult {
+  status: RunStatus;
+  step: number;
+  stopReason?: string;
+}
+
+interface SavedState {
+  step: number;
+  rng: number[];
+  stopper: EarlyStopper['state'];
+  reuse: { seedsStep: number } | null;
+}
+
+export function rolloutSettings(c: RunConfig): RolloutSettings {
+  return {
+    maxTurns: c.rollout.maxTurns,
+    maxActionsPerTurn: c.rollout.maxActionsPerTurn,
+    maxActionsPerTraj: c.rollout.maxActionsPerTraj,
+    maxResponseWords: 100,
+    enableThink: c.format.enableThink,
+    actionSeparator: c.format.actionSeparator,
+    formatPenalty: c.format.formatPenalty,
+    contextWindow: c.rollout.contextWindow,
+    lastKTurns: c.rollout.lastKTurns,
+    maxContextTokens: c.rollout.maxContextTokens,
+  };
+}
+
+const needsCritic = (c: RunConfig) => c.algorithm.advEstimator === 'gae' || c.algorithm.advEstimator === 'bilevel_gae';
+
+/**
+ * The StarPO loop. Per step: rollout → collapse metrics on the unfiltered batch → StarPO-S filter
+ * → batch adjustment → old (and reference) log-probs → values → advantages → critic and actor
+ * updates → metrics → trajectories → checkpoint → validation; early stopping on RAGEN's rules.
+ */
+export async function train(o: TrainOptions): Promise<TrainResult> {
+  const c = o.config;
+  const { tokenizer } = o.base;
+  const policy = o.base.model;
+  const settings = rolloutSettings(c);
+  const total = c.training.steps;
+  const critic: Qwen2Model | null = needsCritic(c) ? policy.clone({ valueHead: true }) : null;
+  const ref: Qwen2Model | null = c.ppo.kl.coef > 0 ? policy.clone({ trainable: false }) : null;
+  const actorOpt = new AdamW(
+    { lr: c.ppo.actorLr, betas: c.ppo.betas, weightDecay: c.ppo.weightDecay, maxGradNorm: c.ppo.gradClip },
+    policy.trainableVariables(),
+  );
+  const criticOpt = critic
+    ? new AdamW(
+        { lr: c.ppo.criticLr, betas: c.ppo.betas, weightDecay: c.ppo.weightDecay, maxGradNorm: c.ppo.gradClip },
+        critic.trainableVariables(),
+      )
+    : null;
+  const stopper = new EarlyStopper(c.earlyStopping);
+  let rng = new Rng(c.training.seed);
+  let startStep = 1;
+  let reuseBatch: { trajs: Trajectory[]; seedsStep: number } | null = null;
+
+  if (o.resume) {
+    const f = o.resume;
+    restoreWeights(policy, f.get('policy.safetensors')!);
+    if (critic) restoreWeights(critic, f.get('critic.safetensors')!);
+    if (ref && f.has('reference.safetensors')) restoreWeights(ref, f.get('reference.safetensors')!);
+    await restoreOptimizer(actorOpt, f.get('actor-optimizer.safetensors')!);
+    if (criticOpt) await restoreOptimizer(criticOpt, f.get('critic-optimizer.safetensors')!);
+    const st = parseJsonFile<SavedState>(f.get('state.json')!);
+    rng = new Rng(st.rng);
+    stopper.state = st.stopper;
+    startStep = st.step + 1;
+    await o.sink.log('info', `resumed from the checkpoint of step ${st.step}`);
+  }
+
+  const saveCheckpoint = async (step: number) => {
+    const t0 = performance.now();
+    const files = await modelFiles(policy, tokenizer, { ...o.base.meta, step });
+    const state: SavedState = {
+      step,
+      rng: rng.getState(),
+      stopper: stopper.state,
+      reuse: reuseBatch ? { seedsStep: reuseBatch.seedsStep } : null,
+    };
+    files.set('policy.safetensors', await weightsFile(policy));
+    files.delete('model.safetensors');
+    if (critic) files.set('critic.safetensors', await weightsFile(critic));
+    if (ref) files.set('reference.safetensors', await weightsFile(ref));
+    files.set('actor-optimizer.safetensors', await optimizerFile(actorOpt));
+    if (criticOpt) files.set('critic-optimizer.safetensors', await optimizerFile(criticOpt));
+    files.set('state.json', jsonFile(state));
+    files.set('run-config.json', jsonFile(c));
+    await o.sink.checkpoint({ step, files });
+    return (performance.now() - t0) / 1000;
+  };
+
+  const validate = async (step: number): Promise<StopRule | null> => {
+    o.onPhase?.('validation', step);
+    const t0 = performance.now();
+    const v = c.rollout.validation;
+    const responder = new PolicyResponder(policy, tokenizer, {
+      maxNewTokens: c.rollout.maxNewTokens,
+      temperature: v.temperature,
+      topP: c.rollout.topP,
+      batchSize: 64,
+    });
+    const seeds = Array.from({ length: v.size }, (_, i) => v.seedBase + i);
+    // Validation has its own fixed-seed sampler, so it never shifts the training random stream.
+    const trajs = await rollout(
+      { env: c.env.name, envConfig: c.env.config, seeds, groupSize: 1, split: 'val', settings },
+      responder,
+      tokenizer,
+      new Rng(v.seedBase + step),
+    );
+    const m = rolloutMetrics(trajs, 'val');
+    m['timing_s/testing'] = (performance.now() - t0) / 1000;
+    await o.sink.metrics(step, m);
+    await o.sink.trajectories(step, trajs, () => null);
+    return stopper.onValidation({ [`val/${c.env.name}/success`]: m[`val/${c.env.name}/success`] ?? 0 });
+  };
+
+  const finish = async (status: RunStatus, step: number, stopReason?: string): Promise<TrainResult> => {
+    await o.sink.status({ status, step, totalSteps: total, stopReason });
+    critic?.dispose();
+    ref?.dispose();
+    actorOpt.dispose();
+    criticOpt?.dispose();
+    return { status, step, stopReason };
+  };
+  const cancelled = () => o.signal?.aborted ?? false;
+
+  await o.sink.status({ status: 'running', step: startStep - 1, totalSteps: total });
+  if (startStep === 1 && c.rollout.validation.beforeTraining) {
+    const rule = await validate(0);
+    if (rule) return finish('stopped_early', 0, rule);
+  }
+
+  for (let step = startStep; step <= total; step++) {
+    if (cancelled()) {
+      await saveCheckpoint(step - 1);
+      return finish('cancelled', step - 1, 'cancelled by user');
+    }
+    const timing: Record<string, number> = {};
+    const tStep = performance.now();
+    const time = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+      o.onPhase?.(name, step);
+      const t0 = performance.now();
+      const r = await fn();
+      timing[`timing_s/${name}`] = (performance.now() - t0) / 1000;
+      return r;
+    };
+
+    // 1. rollout (or reuse the last batch: online-K)
+    const fresh: boolean = reuseBatch === null || (step - 1) % c.training.rolloutReuse === 0;
+    const trajs: Trajectory[] = fresh
+      ? await time('gen', () => {
+          const seeds = Array.from(
+            { length: c.rollout.envGroups },
+            (_, g) => c.rollout.trainSeedBase + (step - 1) * c.rollout.envGroups + g,
+          );
+          const responder = new PolicyResponder(policy, tokenizer, {
+            maxNewTokens: c.rollout.maxNewTokens,
+            temperature: c.rollout.temperature,
+            topP: c.rollout.topP,
+            batchSize: 128,
+          });
+          return rollout(
+            { env: c.env.name, envConfig: c.env.config, seeds, groupSize: c.rollout.groupSize, split: 'train', settings },
+            responder,
+            tokenizer,
+            rng,
+          );
+        })
+      : reuseBatch!.trajs;
+    if (fresh) reuseBatch = { trajs, seedsStep: step };
+    const metrics: Record<string, number> = rolloutMetrics(trajs, 'train');
+
+    // 2. collapse metrics on the unfiltered batch, 3. filter
+    const groups = groupRewards(trajs);
+    const filt = filterGroups(groups, { metric: c.filter.metric, ratio: c.filter.ratio, includeZero: c.filter.includeZero });
+    const inGroupStd = mean(filt.groupStd);
+    Object.assign(metrics, {
+      'rollout/in_group_reward_std': inGroupStd,
+      'rollout/in_group_reward_std_max': Math.max(...filt.groupStd),
+      'rollout/in_group_reward_mean': mean(filt.groupMean),
+      'rollout/chosen_in_group_reward_std': filt.kept.length ? mean(filt.kept.map((g) => filt.groupStd[g]!)) : 0,
+      'rollout/chosen_in_group_reward_mean': filt.kept.length ? mean(filt.kept.map((g) => filt.groupMean[g]!)) : 0,
+      'rollout/filter_kept_ratio': filt.keptRatio,
+      'rollout/filter_zero_std_groups': filt.zeroStdGroups,
+      'rollout/empty_after_filter': filt.kept.length === 0 ? 1 : 0,
+    });
+    const keptGroups = new Set(filt.kept);
+    const kept = (t: Trajectory) => keptGroups.has(t.group);
+
+    if (filt.kept.length > 0) {
+      if (cancelled()) {
+        await saveCheckpoint(step - 1);
+        return finish('cancelled', step - 1, 'cancelled by user');
+      }
+      const selected = trajs.filter(kept);
+      const indices = adjustBatch(
+        selected.map((_, i) => i),
+        Math.min(c.ppo.miniBatchSize, selected.length),
+        c.filter.adjustBatch,
+        rng,
+      );
+      const samples: Sample[] = indices.map((i) => toSample(selected[i]!));
+      metrics['train/batch_size'] = samples.length;
+
+      // 4. old and reference log-probs, 5. values
+      await time('old_log_prob', async () => {
+        const s = await scoreSamples(policy, samples, tokenizer.padId, SCORE_TOKENS);
+        samples.forEach((x, i) => ((x.oldLogProbs = s.logProbs[i]!), (x.entropy = s.entropy[i]!)));
+      });
+      if (ref) {
+        await time('ref', async () => {
+          const s = await scoreSamples(ref, samples, tokenizer.padId, SCORE_TOKENS);
+          samples.forEach((x, i) => (x.refLogProbs = s.logProbs[i]!));
+        });
+        const klVals = samples.map((s) =>
+          tf.tidy(() => Array.from(klEstimate(tf.tensor1d(s.oldLogProbs), tf.tensor1d(s.refLogProbs!), c.ppo.kl.type).dataSync())),
+        );
+        metrics['actor/kl_ref'] = mean(samples.flatMap((s, i) => klVals[i]!.filter((_, t) => s.mask[t])));
+        if (c.ppo.kl.in === 'reward')
+          samples.forEach((s, i) => (s.rewards = s.rewards.map((r, t) => (s.mask[t] ? r - c.ppo.kl.coef * klVals[i]![t]! : r))));
+      }
+      if (critic) {
+        await time('values', async () => {
+          const v = await valueSamples(critic, samples, tokenizer.padId, SCORE_TOKENS);
+          samples.forEach((x, i) => (x.values = v[i]!));
+        });
+      }
+      // 6. advantages
+      await time('adv', async () => computeAdvantages(samples, c));
+      const maskedAdv = samples.flatMap((s) => s.advantages.filter((_, t) => s.mask[t]));
+      const maskedRet = samples.flatMap((s) => s.returns.filter((_, t) => s.mask[t]));
+      Object.assign(metrics, summarize('critic/advantages', maskedAdv), summarize('critic/returns', maskedRet));
+      metrics['actor/entropy'] = mean(samples.flatMap((s) => s.entropy.filter((_, t) => s.mask[t])));
+      if (critic) {
+        const vals = samples.flatMap((s) => s.values!.filter((_, t) => s.mask[t]));
+        const resid = maskedRet.map((r, i) => r - vals[i]!);
+        const varR = mean(maskedRet.map((r) => (r - mean(maskedRet)) ** 2));
+        metrics['critic/vf_explained_var'] = varR > 0 ? 1 - mean(resid.map((x) => (x - mean(resid)) ** 2)) / varR : 0;
+        Object.assign(metrics, summarize('critic/values', vals));
+      }
+
+      // 7. updates: ppoEpochs passes over shuffled mini-batches of whole trajectories
+      const actorStats: Record<string, number[]> = {};
+      const criticStats: Record<string, number[]> = {};
+      const push = (into: Record<string, number[]>, k: string, v: number) => (into[k] ??= []).push(v);
+      for (let epoch = 0; epoch < c.ppo.epochs; epoch++) {
+        const order = rng.shuffle(samples);
+        for (let i = 0; i < order.length; i += c.ppo.miniBatchSize) {
+          const mini = order.slice(i, i + c.ppo.miniBatchSize);
+          if (critic && criticOpt) {
+            const r = await time('update_critic', () => criticStep(critic, criticOpt, mini, c, tokenizer.padId, SCORE_TOKENS));
+            push(criticStats, 'critic/vf_loss', r.loss);
+            push(criticStats, 'critic/grad_norm', r.gradNorm);
+            push(criticStats, 'critic/vf_clipfrac', r.extra.vf_clipfrac!);
+            push(criticStats, 'critic/skipped_steps', r.skipped);
+          }
+          if (cancelled()) break;
+          const r = await time('update_actor', () => actorStep(policy, actorOpt, mini, c, tokenizer.padId, SCORE_TOKENS));
+          push(actorStats, 'actor/loss', r.loss);
+          push(actorStats, 'actor/grad_norm', r.gradNorm);
+          push(actorStats, 'actor/skipped_steps', r.skipped);
+          for (const [k, v] of Object.entries(r.extra)) push(actorStats, `actor/${k === 'entropy' ? 'entropy_loss' : k}`, v);
+        }
+      }
+      for (const [k, v] of Object.entries({ ...actorStats, ...criticStats }))
+        metrics[k] = k.endsWith('skipped_steps') ? v.reduce((a, b) => a + b, 0) : mean(v);
+      metrics['actor/lr'] = c.ppo.actorLr;
+    }
+
+    const tokens = trajs.reduce((a, t) => a + t.ids.length, 0);
+    timing['timing_s/step'] = (performance.now() - tStep) / 1000;
+    Object.assign(metrics, timing, { 'perf/total_num_tokens': tokens, 'perf/tokens_per_s': tokens / timing['timing_s/step']! });
+
+    // 8. early stopping rules 1–2
+    let rule = stopper.onStep({ emptyAfterFilter: filt.kept.length === 0, inGroupRewardStd: inGroupStd });
+    if (rule) metrics[`early_stopped/${rule}`] = 1;
+    await o.sink.metrics(step, metrics);
+    if (c.training.trainTrajectoryShare > 0) {
+      const share = c.training.trainTrajectoryShare;
+      const stored = share >= 1 ? trajs : trajs.filter((_, i) => (i * 0.618034) % 1 < share);
+      await o.sink.trajectories(step, stored, kept);
+    }
+    await o.sink.status({ status: 'running', step, totalSteps: total });
+
+    const last = step === total || rule !== null;
+    if ((c.training.checkpointEvery > 0 && step % c.training.checkpointEvery === 0) || last) {
+      const secs = await saveCheckpoint(step);
+      await o.sink.metrics(step, { 'timing_s/save_checkpoint': secs });
+    }
+    if (!rule && c.rollout.validation.every > 0 && (step % c.rollout.validation.every === 0 || step === total)) {
+      rule = await validate(step);
+      if (rule) {
+        await o.sink.metrics(step, { [`early_stopped/${rule}`]: 1 });
+        await saveCheckpoint(step);
+      }
+    }
+    if (rule) return finish('stopped_early', step, rule);
+  }
+  return finish('succeeded', total);
+}

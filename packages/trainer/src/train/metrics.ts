@@ -1,0 +1,41 @@
+import { mean, std } from '../algo/stats.js';
+import type { Trajectory } from '../rollout/types.js';
+
+const safeMean = (xs: number[]) => (xs.length ? mean(xs) : 0);
+
+/** Rollout metrics of a batch (RAGEN's names where they exist), prefixed by `prefix` (train / val). */
+export function rolloutMetrics(trajs: Trajectory[], prefix: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (!trajs.length) return out;
+  const turns = trajs.flatMap((t) => t.turns);
+  const rewards = trajs.map((t) => t.totalReward);
+  out[`${prefix}/success`] = safeMean(trajs.map((t) => (t.success ? 1 : 0)));
+  for (const env of new Set(trajs.map((t) => t.env)))
+    out[`${prefix}/${env}/success`] = safeMean(trajs.filter((t) => t.env === env).map((t) => (t.success ? 1 : 0)));
+  out[`${prefix}/reward/mean`] = mean(rewards);
+  out[`${prefix}/reward/std`] = std(rewards);
+  out[`${prefix}/reward/min`] = Math.min(...rewards);
+  out[`${prefix}/reward/max`] = Math.max(...rewards);
+  out[`${prefix}/well_formed_rate`] = safeMean(turns.map((t) => (t.parsed.formatOk ? 1 : 0)));
+  out[`${prefix}/action_is_valid`] = safeMean(turns.map((t) => (t.parsed.formatOk && !t.parsed.penalized ? 1 : 0)));
+  out[`${prefix}/action_is_effective`] = safeMean(turns.map((t) => (t.executed.length ? t.effectiveCount / t.executed.length : 0)));
+  out[`${prefix}/num_actions`] = safeMean(trajs.map((t) => t.numActions));
+  out[`${prefix}/num_turns`] = safeMean(trajs.map((t) => t.turns.length));
+  out[`${prefix}/response_length`] = safeMean(trajs.map((t) => t.turns.reduce((a, x) => a + x.responseTokens, 0)));
+  out[`${prefix}/think_length`] = safeMean(turns.map((t) => t.parsed.think.length));
+  const ent = turns.map((t) => t.meanEntropy).filter((x): x is number => x !== null);
+  if (ent.length) out[`${prefix}/entropy`] = mean(ent);
+  return out;
+}
+
+/** Per-group reward statistics before the filter (RAGEN rollout/in_group_*). */
+export function groupRewards(trajs: Trajectory[]): number[][] {
+  const groups = new Map<number, number[]>();
+  for (const t of trajs) groups.set(t.group, [...(groups.get(t.group) ?? []), t.totalReward]);
+  return [...groups.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
+}
+
+export function summarize(prefix: string, xs: number[]): Record<string, number> {
+  if (!xs.length) return {};
+  return { [`${prefix}/mean`]: mean(xs), [`${prefix}/max`]: Math.max(...xs), [`${prefix}/min`]: Math.min(...xs) };
+}

@@ -1,0 +1,150 @@
+import * as tf from '@tensorflow/tfjs';
+import type { RunConfig } from '@starpo/contracts';
+import { aggLoss, klEstimate, policyLossPerToken, valueLossPerToken } from '../algo/losses.js';
+import type { Qwen2Model } from '../model/qwen2.js';
+import { packSequences, tokenLogProbs } from '../policy/score.js';
+import { AdamW, accumulateGradients } from './optimizer.js';
+import { chunkByTokens, padRows, type Sample } from './batch.js';
+
+export interface UpdateStats {
+  loss: number;
+  gradNorm: number;
+  skipped: number;
+  extra: Record<string, number>;
+}
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+/** One optimizer step of the actor on a mini-batch of whole trajectories (micro-batches accumulate). */
+export async function actorStep(
+  policy: Qwen2Model,
+  opt: AdamW,
+  mini: Sample[],
+  c: RunConfig,
+  padId: number,
+  maxTokens: number,
+): Promise<UpdateStats> {
+  const p = c.ppo;
+  const tokenCount = Math.max(1, sum(mini.map((s) => sum(s.mask))));
+  const seqCount = Math.max(1, mini.filter((s) => s.mask.some(Boolean)).length);
+  const scale = Math.max(...mini.map((s) => s.mask.length));
+  const agg = (l: tf.Tensor2D, m: tf.Tensor2D) => aggLoss(l, m, p.lossAggMode, { tokenCount, seqCount, scale });
+  const klInLoss = p.kl.coef > 0 && p.kl.in === 'loss';
+  const grads = new Map<string, tf.Tensor>();
+  const acc = { pg: 0, clip: 0, clipLow: 0, kl: 0, klRef: 0, ent: 0, loss: 0 };
+  for (const micro of chunkByTokens(mini, maxTokens, p.microBatchSize)) {
+    const packed = packSequences(
+      micro.map((s) => ({ ids: s.ids, lossMask: [] })),
+      padId,
+    );
+    const width = packed.ids.shape[1] - 1;
+    const mask = padRows(
+      micro.map((s) => s.mask),
+      width,
+    );
+    const oldLp = padRows(
+      micro.map((s) => s.oldLogProbs),
+      width,
+    );
+    const adv = padRows(
+      micro.map((s) => s.advantages),
+      width,
+    );
+    const ref = klInLoss
+      ? padRows(
+          micro.map((s) => s.refLogProbs!),
+          width,
+        )
+      : null;
+    const parts: tf.Scalar[] = [];
+    acc.loss += await accumulateGradients(
+      () =>
+        tf.tidy(() => {
+          const { logProbs, entropy } = tokenLogProbs(policy, packed.ids, packed.mask, { entropy: true });
+          const pl = policyLossPerToken(logProbs, oldLp, adv, { clipLow: p.clipRatioLow, clipHigh: p.clipRatioHigh, dualClip: p.dualClip });
+          const pg = agg(pl.loss, mask);
+          const ent = agg(entropy!, mask);
+          let total = pg.sub(ent.mul(p.entropyCoef));
+          let klTerm = tf.scalar(0);
+          if (ref) {
+            klTerm = agg(klEstimate(logProbs, ref, p.kl.type) as tf.Tensor2D, mask);
+            total = total.add(klTerm.mul(p.kl.coef));
+          }
+          // diagnostics share the token-mean denominator
+          const tm = (x: tf.Tensor) => x.mul(mask).sum().div(tokenCount);
+          parts.push(
+            ...[pg, tm(pl.clipped), tm(pl.dualClipped), tm(oldLp.sub(logProbs)), klTerm, tm(entropy!)].map((x) => tf.keep(x as tf.Scalar)),
+          );
+          return total as tf.Scalar;
+        }),
+      policy.trainableVariables(),
+      grads,
+    );
+    const vals = await Promise.all(parts.map((x) => x.data().then((d) => d[0]!)));
+    acc.pg += vals[0]!;
+    acc.clip += vals[1]!;
+    acc.clipLow += vals[2]!;
+    acc.kl += vals[3]!;
+    acc.klRef += vals[4]!;
+    acc.ent += vals[5]!;
+    tf.dispose([...parts, packed.ids, packed.mask, packed.targetMask, mask, oldLp, adv, ...(ref ? [ref] : [])]);
+  }
+  const step = await opt.step(grads);
+  return {
+    loss: acc.loss,
+    gradNorm: step.gradNorm,
+    skipped: step.applied ? 0 : 1,
+    extra: { pg_loss: acc.pg, pg_clipfrac: acc.clip, pg_clipfrac_lower: acc.clipLow, ppo_kl: acc.kl, kl_loss: acc.klRef, entropy: acc.ent },
+  };
+}
+
+/** One optimizer step of the critic (clipped value loss, token mean). */
+export async function criticStep(
+  critic: Qwen2Model,
+  opt: AdamW,
+  mini: Sample[],
+  c: RunConfig,
+  padId: number,
+  maxTokens: number,
+): Promise<UpdateStats> {
+  const tokenCount = Math.max(1, sum(mini.map((s) => sum(s.mask))));
+  const grads = new Map<string, tf.Tensor>();
+  let loss = 0;
+  let clipfrac = 0;
+  for (const micro of chunkByTokens(mini, maxTokens, c.ppo.microBatchSize)) {
+    const packed = packSequences(
+      micro.map((s) => ({ ids: s.ids, lossMask: [] })),
+      padId,
+    );
+    const width = packed.ids.shape[1] - 1;
+    const mask = padRows(
+      micro.map((s) => s.mask),
+      width,
+    );
+    const oldV = padRows(
+      micro.map((s) => s.values!),
+      width,
+    );
+    const ret = padRows(
+      micro.map((s) => s.returns),
+      width,
+    );
+    let clipT: tf.Scalar | null = null;
+    loss += await accumulateGradients(
+      () =>
+        tf.tidy(() => {
+          const all = critic.values(critic.hidden(packed.ids, packed.mask).hidden);
+          const v = all.slice([0, 0], [all.shape[0], width]) as tf.Tensor2D;
+          const vl = valueLossPerToken(v, oldV, ret, c.ppo.valueClip);
+          clipT = tf.keep(vl.clipped.mul(mask).sum().div(tokenCount) as tf.Scalar);
+          return aggLoss(vl.loss, mask, 'token-mean', { tokenCount });
+        }),
+      critic.trainableVariables(),
+      grads,
+    );
+    clipfrac += (await clipT!.data())[0]!;
+    tf.dispose([clipT!, packed.ids, packed.mask, packed.targetMask, mask, oldV, ret]);
+  }
+  const step = await opt.step(grads);
+  return { loss, gradNorm: step.gradNorm, skipped: step.applied ? 0 : 1, extra: { vf_clipfrac: clipfrac } };
+}
