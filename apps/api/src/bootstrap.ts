@@ -12,6 +12,7 @@ export async function createApp(settings: ApiSettings, opts: { logger?: boolean 
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(settings), {
     logger: opts.logger === false ? false : ['log', 'warn', 'error'],
     bodyParser: false,
+    abortOnError: false,
   });
   app.useBodyParser('json', { limit: BODY_LIMIT });
   app.enableCors({ origin: settings.webOrigin, credentials: true });

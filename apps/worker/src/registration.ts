@@ -23,10 +23,19 @@ export async function registerWorker(db: Db, info: { backend: string; device: st
   return { id: w.id, name };
 }
 
-/** Refresh last_heartbeat every `intervalMs` until the returned stop function is called. */
-export function startHeartbeat(db: Db, workerId: string, intervalMs: number, onError: (e: Error) => void): () => void {
+/** Refresh the worker's (and its current run's) heartbeat every `intervalMs` until stopped. */
+export function startHeartbeat(
+  db: Db,
+  workerId: string,
+  intervalMs: number,
+  onError: (e: Error) => void,
+  currentRun: () => string | null = () => null,
+): () => void {
   const timer = setInterval(() => {
-    db.worker.update({ where: { id: workerId }, data: { lastHeartbeat: new Date() } }).catch(onError);
+    const now = new Date();
+    db.worker.update({ where: { id: workerId }, data: { lastHeartbeat: now } }).catch(onError);
+    const run = currentRun();
+    if (run) db.run.update({ where: { id: run }, data: { heartbeatAt: now } }).catch(onError);
   }, intervalMs);
   timer.unref();
   return () => clearInterval(timer);

@@ -3,3 +3,4 @@ export * from './presets.js';
 export * from './errors.js';
 export * from './build-config.js';
 export * from './envs-info.js';
+export * from './api.js';

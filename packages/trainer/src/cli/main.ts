@@ -3,11 +3,13 @@ import { Command } from 'commander';
 import { ValidationError } from '@starpo/contracts';
 import { registerEnvCommands } from './env-commands.js';
 import { registerPretrainCommand } from './pretrain-command.js';
+import { registerTrainCommand } from './train-command.js';
 
 const program = new Command();
 program.name('starpo').description('StarPO Studio command line: environments, pre-training and training').showHelpAfterError();
 registerEnvCommands(program, (line) => console.log(line));
 registerPretrainCommand(program, (line) => console.log(line));
+registerTrainCommand(program, (line) => console.log(line));
 
 try {
   await program.parseAsync(process.argv);

@@ -7,6 +7,7 @@ import { saveModelDir } from '../model/storage.js';
 import { PolicyResponder } from '../rollout/responder.js';
 import { rollout, type RolloutSettings } from '../rollout/rollout.js';
 import type { Trajectory } from '../rollout/types.js';
+import { rolloutSettings } from '../train/loop.js';
 import { CompactTokenizer, buildCompactVocab } from '../tokenizer/compact-tokenizer.js';
 import { vocabularyCorpus } from './corpus.js';
 import { supervisedTrain, type SftProgress } from './sft.js';
@@ -62,21 +63,9 @@ export interface PretrainResult {
   seconds: number;
 }
 
-/** Rollout settings of an environment's default run config. */
+/** Rollout settings of the quick-cpu preset for an environment: the format the base model will be trained in by RL. */
 export function rolloutSettingsFor(env: string): RolloutSettings {
-  const c = buildRunConfig(undefined, { env: { name: env } });
-  return {
-    maxTurns: c.rollout.maxTurns,
-    maxActionsPerTurn: c.rollout.maxActionsPerTurn,
-    maxActionsPerTraj: c.rollout.maxActionsPerTraj,
-    maxResponseWords: 100,
-    enableThink: c.format.enableThink,
-    actionSeparator: c.format.actionSeparator,
-    formatPenalty: c.format.formatPenalty,
-    contextWindow: c.rollout.contextWindow,
-    lastKTurns: c.rollout.lastKTurns,
-    maxContextTokens: c.rollout.maxContextTokens,
-  };
+  return rolloutSettings(buildRunConfig('quick-cpu', { env: { name: env } }));
 }
 
 export function replyStats(trajs: Trajectory[]): { formatRate: number; validReplyRate: number; success: number } {

@@ -32,7 +32,7 @@ function sokobanThink(s: SokobanSnapshot, plan: string[]): string {
   s.boxes.forEach((b, i) => {
     const name = s.boxes.length > 1 ? `Box ${i + 1}` : 'Box';
     const onTarget = s.fixed[b[0]]![b[1]] === 'O';
-    facts.push(`${name} at ${at(b)}, ${relation(s.player, b)} of player${onTarget ? ', on target' : ''}.`);
+    facts.push(`${name} at ${at(b)}${onTarget ? ', on target' : ''}.`);
   });
   const free = targets.filter((t) => !s.boxes.some((b) => b[0] === t[0] && b[1] === t[1]));
   free.forEach((t) => facts.push(`Target at ${at(t)}.`));

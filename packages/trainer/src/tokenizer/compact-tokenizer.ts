@@ -5,9 +5,9 @@ import { ChatTemplate } from './chat-template.js';
 import { CHATML_TEMPLATE, type ChatMessage, type TextTokenizer } from './types.js';
 
 export const SPECIAL_TOKENS = ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<think>', '</think>', '<answer>', '</answer>'] as const;
-const EXTRA_CHARS = ['\n', '\t', '√', '✓', '→', '←', '↑', '↓', '×', '–', '—', '’', '“', '”'];
+const EXTRA_CHARS = [' || ', '\n', '\t', '√', '✓', '→', '←', '↑', '↓', '×', '–', '—', '’', '“', '”'];
 // Words are lower-case or Capitalised runs; upper-case runs (board rows such as "XP") stay single letters.
-const PIECE = /<\|[a-z_]+\|>|<\/?(?:think|answer)>| ?[A-Z]?[a-z]+| ?\d|\s|[^\s]/gsu;
+const PIECE = /<\|[a-z_]+\|>|<\/?(?:think|answer)>| \|\| | ?[A-Z]?[a-z]+| ?\d|\s|[^\s]/gsu;
 
 export interface CompactTokenizerJson {
   type: 'starpo-compact';

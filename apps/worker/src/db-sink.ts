@@ -1,0 +1,51 @@
+import { insertTrajectories, storeCheckpointFile, upsertMetrics, type Db, type TrajectoryInput } from '@starpo/db';
+import { trajectoryRecord, type CheckpointPayload, type RunStatus, type Trajectory, type TrainSink } from '@starpo/trainer';
+
+const FINISHED: RunStatus[] = ['succeeded', 'failed', 'cancelled', 'stopped_early'];
+
+/** The worker's sink: everything the trainer reports goes to Postgres. */
+export class DbSink implements TrainSink {
+  constructor(
+    private readonly db: Db,
+    private readonly runId: string,
+  ) {}
+
+  async status(u: { status: RunStatus; step: number; totalSteps: number; stopReason?: string; error?: string }): Promise<void> {
+    const done = FINISHED.includes(u.status);
+    await this.db.run.update({
+      where: { id: this.runId },
+      data: {
+        status: u.status,
+        currentStep: u.step,
+        totalSteps: u.totalSteps,
+        heartbeatAt: new Date(),
+        ...(u.stopReason !== undefined ? { stopReason: u.stopReason } : {}),
+        ...(u.error !== undefined ? { error: u.error } : {}),
+        ...(done ? { finishedAt: new Date() } : {}),
+      },
+    });
+  }
+
+  async metrics(step: number, values: Record<string, number>): Promise<void> {
+    await upsertMetrics(this.db, this.runId, step, values);
+  }
+
+  async trajectories(step: number, trajs: Trajectory[], kept: (t: Trajectory) => boolean | null): Promise<void> {
+    await insertTrajectories(
+      this.db,
+      this.runId,
+      trajs.map((t) => trajectoryRecord(step, t, kept(t)) as unknown as TrajectoryInput),
+    );
+  }
+
+  async checkpoint(p: CheckpointPayload): Promise<void> {
+    // state.json last: a checkpoint counts as complete once it is there
+    const files = [...p.files.entries()].sort(([a], [b]) => (a === 'state.json' ? 1 : b === 'state.json' ? -1 : a < b ? -1 : 1));
+    for (const [name, bytes] of files)
+      await storeCheckpointFile(this.db, this.runId, p.step, name, bytes, name.endsWith('.safetensors') ? 'safetensors' : 'json');
+  }
+
+  async log(level: 'info' | 'warn' | 'error', message: string): Promise<void> {
+    await this.db.runLog.create({ data: { runId: this.runId, level, message } });
+  }
+}

@@ -1,0 +1,83 @@
+import { buildRunConfig } from '@starpo/contracts';
+import { claimNextRun, createDb, latestCheckpointFiles, type Db } from '@starpo/db';
+import { freshDatabase, type TestDatabase } from '@starpo/db/testing';
+import { initBackend } from '@starpo/trainer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { executeRun } from '../src/execute.js';
+import { registerWorker } from '../src/registration.js';
+
+describe('worker executes a queued run through the database sink', () => {
+  let t: TestDatabase;
+  let db: Db;
+  beforeAll(async () => {
+    await initBackend('wasm');
+    t = await freshDatabase();
+    db = createDb(t.url);
+  });
+  afterAll(async () => {
+    await db.$disconnect();
+    await t.drop();
+  });
+
+  it('claims the run, trains it, and stores metrics, trajectories with turns, and checkpoints', async () => {
+    const config = buildRunConfig('starpo-s-grpo', {
+      env: { name: 'bandit' },
+      model: { base: 'starpo-tiny/nano' },
+      rollout: { envGroups: 2, groupSize: 4, maxNewTokens: 8, validation: { size: 4, every: 2 } },
+      ppo: { miniBatchSize: 4, microBatchSize: 4 },
+      filter: { ratio: 0.5 },
+      training: { steps: 2, checkpointEvery: 1 },
+    });
+    const team = await db.team.create({ data: { name: 'lab' } });
+    const created = await db.run.create({
+      data: { teamId: team.id, name: 'w1', config: config as object, environment: 'bandit', algorithm: 'grpo', totalSteps: 2 },
+    });
+    const worker = await registerWorker(db, { backend: 'wasm', device: 'test', hasGpu: false });
+    expect(await claimNextRun(db, worker.id, false)).toMatchObject({ id: created.id, status: 'running', workerId: worker.id });
+    expect(await claimNextRun(db, worker.id, false)).toBeNull();
+
+    const run = await db.run.findUniqueOrThrow({ where: { id: created.id } });
+    const result = await executeRun(db, run, new AbortController().signal, () => {});
+    expect(result.status).toBe('succeeded');
+    const after = await db.run.findUniqueOrThrow({ where: { id: created.id } });
+    expect(after).toMatchObject({ status: 'succeeded', currentStep: 2 });
+    expect(after.finishedAt).not.toBeNull();
+
+    const steps = await db.metricPoint.findMany({ where: { runId: run.id, key: 'train/success' }, orderBy: { step: 'asc' } });
+    expect(steps.map((s) => s.step)).toEqual([1, 2]);
+    const summary = await db.metricSummary.findUniqueOrThrow({ where: { runId_key: { runId: run.id, key: 'val/success' } } });
+    expect(summary.step).toBe(2);
+
+    const trajs = await db.trajectory.findMany({ where: { runId: run.id, split: 'train' }, include: { turns: true } });
+    expect(trajs).toHaveLength(16);
+    expect(trajs.every((x) => x.turns.length === 1 && x.keptByFilter !== null)).toBe(true);
+    expect(trajs[0]!.turns[0]!.stateSnapshot).toMatchObject({ env: 'bandit' });
+    expect(await db.trajectory.count({ where: { runId: run.id, split: 'val' } })).toBe(4 * 2);
+
+    const ckpt = await latestCheckpointFiles(db, run.id);
+    expect(ckpt!.step).toBe(2);
+    expect([...ckpt!.files.keys()]).toEqual(expect.arrayContaining(['policy.safetensors', 'state.json', 'actor-optimizer.safetensors']));
+  }, 180_000);
+
+  it('a run that fails to start is marked failed with the error, not lost', async () => {
+    const team = await db.team.create({ data: { name: 'lab2' } });
+    const config = buildRunConfig('starpo-s-grpo', { model: { base: '/no/such/model' } });
+    const run = await db.run.create({
+      data: {
+        teamId: team.id,
+        name: 'bad',
+        config: config as object,
+        environment: 'sokoban',
+        algorithm: 'grpo',
+        totalSteps: 1,
+        status: 'running',
+      },
+    });
+    const result = await executeRun(db, run, new AbortController().signal, () => {});
+    expect(result.status).toBe('failed');
+    expect(await db.run.findUniqueOrThrow({ where: { id: run.id } })).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/not found/),
+    });
+  });
+});

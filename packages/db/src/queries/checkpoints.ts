@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../client.js';
+
+/** Checkpoint bytes are stored in chunks of at most this size, so multi-GB models fit. */
+export const CHUNK_BYTES = 8 * 1024 * 1024;
+
+/** Store one checkpoint file (kind = file name) for a run's step, replacing an earlier copy. */
+export async function storeCheckpointFile(
+  db: Db,
+  runId: string,
+  step: number,
+  kind: string,
+  bytes: Uint8Array,
+  format = 'raw',
+): Promise<string> {
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  return db.$transaction(async (tx) => {
+    await tx.checkpoint.deleteMany({ where: { runId, step, kind } });
+    const ck = await tx.checkpoint.create({ data: { runId, step, kind, format, sizeBytes: BigInt(bytes.byteLength), sha256 } });
+    for (let i = 0, idx = 0; i < bytes.byteLength || idx === 0; i += CHUNK_BYTES, idx++) {
+      await tx.checkpointChunk.create({
+        data: { checkpointId: ck.id, index: idx, data: new Uint8Array(bytes.subarray(i, Math.min(bytes.byteLength, i + CHUNK_BYTES))) },
+      });
+      if (bytes.byteLength === 0) break;
+    }
+    return ck.id;
+  });
+}
+
+/** Read a checkpoint file back, verifying its sha256. */
+export async function readCheckpointFile(db: Db, checkpointId: string): Promise<Uint8Array> {
+  const ck = await db.checkpoint.findUniqueOrThrow({ where: { id: checkpointId } });
+  const chunks = await db.checkpointChunk.findMany({ where: { checkpointId }, orderBy: { index: 'asc' } });
+  const out = new Uint8Array(Number(ck.sizeBytes));
+  let pos = 0;
+  for (const c of chunks) {
+    out.set(c.data, pos);
+    pos += c.data.byteLength;
+  }
+  const sha = createHash('sha256').update(out).digest('hex');
+  if (sha !== ck.sha256 || pos !== out.byteLength) throw new Error(`checkpoint ${checkpointId} is corrupt (sha256 mismatch)`);
+  return out;
+}
+
+/** All files of a run's latest complete checkpoint (the one with state.json), or null. */
+export async function latestCheckpointFiles(db: Db, runId: string): Promise<{ step: number; files: Map<string, Uint8Array> } | null> {
+  const last = await db.checkpoint.findFirst({ where: { runId, kind: 'state.json' }, orderBy: { step: 'desc' } });
+  if (!last) return null;
+  const all = await db.checkpoint.findMany({ where: { runId, step: last.step } });
+  const files = new Map<string, Uint8Array>();
+  for (const c of all) files.set(c.kind, await readCheckpointFile(db, c.id));
+  return { step: last.step, files };
+}

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../client.js';
+
+export interface TurnInput {
+  index: number;
+  observation: string;
+  snapshot: unknown;
+  rawReply: string;
+  think: string;
+  answer: string;
+  parsedActions: string[];
+  validActions: string[];
+  formatOk: boolean;
+  effectiveCount: number;
+  reward: number;
+  done: boolean;
+  promptTokens: number;
+  responseTokens: number;
+  meanLogProb: number | null;
+  meanEntropy: number | null;
+  advantage?: number | null;
+  diagnostics?: unknown;
+}
+
+export interface TrajectoryInput {
+  step: number;
+  split: 'train' | 'val';
+  group: number;
+  indexInGroup: number;
+  seed: number;
+  env: string;
+  success: boolean;
+  totalReward: number;
+  numActions: number;
+  keptByFilter: boolean | null;
+  hallucinated?: boolean;
+  flags?: string[];
+  turns: TurnInput[];
+}
+
+/**
+ * Insert trajectories and all their turns in two multi-row statements, inside one transaction.
+ * Re-inserting the same (run, step, split, group, index) replaces it, so a resumed step never
+ * leaves duplicates.
+ */
+export async function insertTrajectories(db: Db, runId: string, items: TrajectoryInput[]): Promise<number> {
+  if (!items.length) return 0;
+  const withIds = items.map((t) => ({ id: randomUUID(), t }));
+  await db.$transaction(async (tx) => {
+    for (const step of new Set(items.map((t) => t.step))) {
+      const keys = items.filter((t) => t.step === step);
+      await tx.trajectory.deleteMany({
+        where: { runId, step, OR: keys.map((t) => ({ split: t.split, groupIndex: t.group, indexInGroup: t.indexInGroup })) },
+      });
+    }
+    await tx.trajectory.createMany({
+      data: withIds.map(({ id, t }) => ({
+        id,
+        runId,
+        step: t.step,
+        split: t.split,
+        groupIndex: t.group,
+        indexInGroup: t.indexInGroup,
+        seed: t.seed,
+        environment: t.env,
+        success: t.success,
+        totalReward: t.totalReward,
+        numTurns: t.turns.length,
+        numActions: t.numActions,
+        keptByFilter: t.keptByFilter,
+        hallucinated: t.hallucinated ?? false,
+        flags: t.flags ?? [],
+      })),
+    });
+    await tx.turn.createMany({
+      data: withIds.flatMap(({ id, t }) =>
+        t.turns.map((u) => ({
+          trajectoryId: id,
+          index: u.index,
+          observation: u.observation,
+          stateSnapshot: u.snapshot as object,
+          rawReply: u.rawReply,
+          think: u.think,
+          answer: u.answer,
+          parsedActions: u.parsedActions,
+          validActions: u.validActions,
+          formatOk: u.formatOk,
+          actionsValid: u.formatOk && u.validActions.length > 0 && u.validActions.length === u.parsedActions.length,
+          effectiveCount: u.effectiveCount,
+          reward: u.reward,
+          done: u.done,
+          promptTokens: u.promptTokens,
+          responseTokens: u.responseTokens,
+          meanLogProb: u.meanLogProb,
+          meanEntropy: u.meanEntropy,
+          advantage: u.advantage ?? null,
+          diagnostics: (u.diagnostics ?? undefined) as object | undefined,
+        })),
+      ),
+    });
+  });
+  return items.length;
+}

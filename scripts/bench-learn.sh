@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Learning benchmark (issue: the quick-cpu preset raises validation success within 60 minutes):
+# pretrain a tiny Sokoban base if missing, then train with quick-cpu for at most 60 minutes and plot.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BASE=${BASE:-.data/bases/sokoban-tiny}
+OUT=${OUT:-docs/results/learn-quick-cpu}
+MINUTES=${MINUTES:-60}
+STARPO="node packages/trainer/dist/cli/main.js"
+npm run build -w @starpo/trainer >/dev/null
+[ -f "$BASE/model.safetensors" ] || $STARPO pretrain --env sokoban --config tiny --dialogues 1000 --epochs 2 --out "$BASE"
+rm -rf "$OUT"
+$STARPO train --preset quick-cpu --env sokoban --base "$BASE" --steps 200 --time-limit "$MINUTES" --out "$OUT"
+node scripts/plot-metrics.mjs --out "$OUT/curves.png" --title "quick-cpu, Sokoban 6×6 (starpo-tiny, wasm, 2 cores)" \
+  --metrics val/success,train/success,train/reward/mean,rollout/in_group_reward_std,train/entropy,train/well_formed_rate \
+  quick-cpu="$OUT/metrics.jsonl"
+rm -rf "$OUT/checkpoints" "$OUT/trajectories.jsonl" # large; the curve and metrics are the result
