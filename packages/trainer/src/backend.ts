@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -14,8 +15,27 @@ export interface BackendInfo {
 
 const require = createRequire(import.meta.url);
 
+/** tfjs-node installs without its native library when its download fails; importing it then only spams warnings. */
+function hasNativeBinding(pkg: string): boolean {
+  try {
+    const lib = path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'lib');
+    const stack = [lib];
+    while (stack.length) {
+      const dir = stack.pop()!;
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        if (e.isDirectory()) stack.push(path.join(dir, e.name));
+        else if (e.name === 'tfjs_binding.node') return true;
+      }
+    }
+  } catch {
+    // not installed
+  }
+  return false;
+}
+
 async function tryTensorflow(): Promise<BackendInfo | null> {
   for (const pkg of ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node']) {
+    if (!hasNativeBinding(pkg)) continue;
     try {
       await import(pkg);
       if (await tf.setBackend('tensorflow'))
@@ -39,6 +59,13 @@ async function tryWebgpu(): Promise<BackendInfo | null> {
     const gpu = dawn.create([]);
     const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
     if (!adapter) return null;
+    const about = (adapter as unknown as { info?: Record<string, string> }).info ?? {};
+    // A software Vulkan (llvmpipe, SwiftShader) is slower than the wasm backend: skip it.
+    if (
+      /cpu/i.test(about.adapterType ?? '') ||
+      /llvmpipe|swiftshader|lavapipe/i.test(`${about.description} ${about.device} ${about.architecture}`)
+    )
+      return null;
     Object.defineProperty(globalThis, 'navigator', { value: { gpu }, configurable: true, writable: true });
     await import('@tensorflow/tfjs-backend-webgpu');
     if (!(await tf.setBackend('webgpu'))) return null;

@@ -36,8 +36,8 @@ export const PRETRAIN_DEFAULTS: Omit<PretrainOptions, 'env' | 'out'> = {
   epochs: 2,
   batchSize: 16,
   microBatchTokens: 3072,
-  lr: 3e-3,
-  randomActionShare: 0.25,
+  lr: 4e-3,
+  randomActionShare: 0.2,
   valSize: 64,
   seed: 0,
 };
