@@ -38,7 +38,8 @@ describe('worker executes a queued run through the database sink', () => {
 
     const run = await db.run.findUniqueOrThrow({ where: { id: created.id } });
     const result = await executeRun(db, run, new AbortController().signal, () => {});
-    expect(result.status).toBe('succeeded');
+    expect(result.stopReason ?? 'ok').toBe('ok');
+    expect(result).toMatchObject({ status: 'succeeded' });
     const after = await db.run.findUniqueOrThrow({ where: { id: created.id } });
     expect(after).toMatchObject({ status: 'succeeded', currentStep: 2 });
     expect(after.finishedAt).not.toBeNull();

@@ -8,12 +8,30 @@ import { describe, expect, it } from 'vitest';
 const bin = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 
 describe('starpo train (smoke)', () => {
+  // The preset's batch is shrunk (16 trajectories, 8 validation episodes) to keep CI short: an untrained
+  // model writes 96-token replies for all 5 turns, the most expensive case.
   it('`starpo train --preset quick-cpu --env sokoban --steps 3` completes and writes metrics, trajectories and checkpoints', () => {
     const out = mkdtempSync(path.join(os.tmpdir(), 'starpo-train-'));
     try {
       const stdout = execFileSync(
         process.execPath,
-        [bin, 'train', '--preset', 'quick-cpu', '--env', 'sokoban', '--steps', '3', '--out', out],
+        [
+          bin,
+          'train',
+          '--preset',
+          'quick-cpu',
+          '--env',
+          'sokoban',
+          '--steps',
+          '3',
+          '--out',
+          out,
+          '--set',
+          'rollout.envGroups=4',
+          'rollout.groupSize=4',
+          'rollout.validation.size=8',
+          'ppo.miniBatchSize=16',
+        ],
         {
           encoding: 'utf8',
           env: { ...process.env, STARPO_BACKEND: 'wasm' },

@@ -51,14 +51,21 @@ export function turnOfPosition(traj: Trajectory): number[] {
   return out;
 }
 
-/** Split samples into runs of at most `maxTokens` padded tokens (and at most `maxRows`). */
-export function chunkByTokens<T extends { ids: number[] }>(items: T[], maxTokens: number, maxRows = Infinity): T[][] {
+/** Max attention-score elements (rows × heads × len²) of one forward/backward pass: keeps wasm under its memory limit. */
+export const ATTENTION_BUDGET = 12 * 1024 * 1024;
+
+/**
+ * Split samples into runs of at most `maxTokens` padded tokens, at most `maxRows` rows, and at
+ * most ATTENTION_BUDGET attention scores for `heads` heads.
+ */
+export function chunkByTokens<T extends { ids: number[] }>(items: T[], maxTokens: number, maxRows = Infinity, heads = 4): T[][] {
   const out: T[][] = [];
   let cur: T[] = [];
   let longest = 0;
   for (const it of items) {
     const l = Math.max(longest, it.ids.length);
-    if (cur.length && ((cur.length + 1) * l > maxTokens || cur.length >= maxRows)) {
+    const rows = cur.length + 1;
+    if (cur.length && (rows * l > maxTokens || cur.length >= maxRows || rows * heads * l * l > ATTENTION_BUDGET)) {
       out.push(cur);
       cur = [];
       longest = 0;
@@ -88,7 +95,7 @@ export async function scoreSamples(
 ): Promise<{ logProbs: number[][]; entropy: number[][] }> {
   const logProbs: number[][] = [];
   const entropy: number[][] = [];
-  for (const chunk of chunkByTokens(samples, maxTokens)) {
+  for (const chunk of chunkByTokens(samples, maxTokens, Infinity, model.config.num_attention_heads)) {
     const packed = packSequences(
       chunk.map((s) => ({ ids: s.ids, lossMask: [] })),
       padId,
@@ -113,7 +120,7 @@ export async function valueSamples(
   maxTokens: number,
 ): Promise<number[][]> {
   const out: number[][] = [];
-  for (const chunk of chunkByTokens(samples, maxTokens)) {
+  for (const chunk of chunkByTokens(samples, maxTokens, Infinity, critic.config.num_attention_heads)) {
     const packed = packSequences(
       chunk.map((s) => ({ ids: s.ids, lossMask: [] })),
       padId,

@@ -32,7 +32,7 @@ export async function actorStep(
   const klInLoss = p.kl.coef > 0 && p.kl.in === 'loss';
   const grads = new Map<string, tf.Tensor>();
   const acc = { pg: 0, clip: 0, clipLow: 0, kl: 0, klRef: 0, ent: 0, loss: 0 };
-  for (const micro of chunkByTokens(mini, maxTokens, p.microBatchSize)) {
+  for (const micro of chunkByTokens(mini, maxTokens, p.microBatchSize, policy.config.num_attention_heads)) {
     const packed = packSequences(
       micro.map((s) => ({ ids: s.ids, lossMask: [] })),
       padId,
@@ -111,7 +111,7 @@ export async function criticStep(
   const grads = new Map<string, tf.Tensor>();
   let loss = 0;
   let clipfrac = 0;
-  for (const micro of chunkByTokens(mini, maxTokens, c.ppo.microBatchSize)) {
+  for (const micro of chunkByTokens(mini, maxTokens, c.ppo.microBatchSize, critic.config.num_attention_heads)) {
     const packed = packSequences(
       micro.map((s) => ({ ids: s.ids, lossMask: [] })),
       padId,
