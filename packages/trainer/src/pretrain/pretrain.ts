@@ -37,7 +37,7 @@ export const PRETRAIN_DEFAULTS: Omit<PretrainOptions, 'env' | 'out'> = {
   batchSize: 16,
   microBatchTokens: 3072,
   lr: 4e-3,
-  randomActionShare: 0.2,
+  randomActionShare: 0.15,
   valSize: 64,
   seed: 0,
 };
