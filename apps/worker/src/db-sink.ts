@@ -1,4 +1,4 @@
-import { insertTrajectories, storeCheckpointFile, upsertMetrics, type Db, type TrajectoryInput } from '@starpo/db';
+import { insertTrajectories, pgText, storeCheckpointFile, upsertMetrics, type Db, type TrajectoryInput } from '@starpo/db';
 import { trajectoryRecord, type CheckpointPayload, type RunStatus, type Trajectory, type TrainSink } from '@starpo/trainer';
 
 const FINISHED: RunStatus[] = ['succeeded', 'failed', 'cancelled', 'stopped_early'];
@@ -20,7 +20,7 @@ export class DbSink implements TrainSink {
         totalSteps: u.totalSteps,
         heartbeatAt: new Date(),
         ...(u.stopReason !== undefined ? { stopReason: u.stopReason } : {}),
-        ...(u.error !== undefined ? { error: u.error } : {}),
+        ...(u.error !== undefined ? { error: pgText(u.error) } : {}),
         ...(done ? { finishedAt: new Date() } : {}),
       },
     });
@@ -46,6 +46,6 @@ export class DbSink implements TrainSink {
   }
 
   async log(level: 'info' | 'warn' | 'error', message: string): Promise<void> {
-    await this.db.runLog.create({ data: { runId: this.runId, level, message } });
+    await this.db.runLog.create({ data: { runId: this.runId, level, message: pgText(message) } });
   }
 }

@@ -6,3 +6,4 @@ export * from './queries/metrics.js';
 export * from './queries/checkpoints.js';
 export * from './queries/runs.js';
 export * from './queries/trajectories.js';
+export * from './queries/pg-text.js';

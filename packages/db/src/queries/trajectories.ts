@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../client.js';
+import { pgJson, pgText } from './pg-text.js';
 
 export interface TurnInput {
   index: number;
@@ -69,7 +70,7 @@ export async function insertTrajectories(db: Db, runId: string, items: Trajector
         numActions: t.numActions,
         keptByFilter: t.keptByFilter,
         hallucinated: t.hallucinated ?? false,
-        flags: t.flags ?? [],
+        flags: (t.flags ?? []).map(pgText),
       })),
     });
     await tx.turn.createMany({
@@ -77,13 +78,13 @@ export async function insertTrajectories(db: Db, runId: string, items: Trajector
         t.turns.map((u) => ({
           trajectoryId: id,
           index: u.index,
-          observation: u.observation,
-          stateSnapshot: u.snapshot as object,
-          rawReply: u.rawReply,
-          think: u.think,
-          answer: u.answer,
-          parsedActions: u.parsedActions,
-          validActions: u.validActions,
+          observation: pgText(u.observation),
+          stateSnapshot: pgJson(u.snapshot) as object,
+          rawReply: pgText(u.rawReply),
+          think: pgText(u.think),
+          answer: pgText(u.answer),
+          parsedActions: u.parsedActions.map(pgText),
+          validActions: u.validActions.map(pgText),
           formatOk: u.formatOk,
           actionsValid: u.formatOk && u.validActions.length > 0 && u.validActions.length === u.parsedActions.length,
           effectiveCount: u.effectiveCount,
@@ -94,7 +95,7 @@ export async function insertTrajectories(db: Db, runId: string, items: Trajector
           meanLogProb: u.meanLogProb,
           meanEntropy: u.meanEntropy,
           advantage: u.advantage ?? null,
-          diagnostics: (u.diagnostics ?? undefined) as object | undefined,
+          diagnostics: (u.diagnostics === undefined ? undefined : pgJson(u.diagnostics)) as object | undefined,
         })),
       ),
     });
