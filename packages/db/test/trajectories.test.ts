@@ -32,8 +32,9 @@ describe('insertTrajectories', () => {
     t = await freshDatabase();
     db = createDb(t.url);
     const team = await db.team.create({ data: { name: 'lab' } });
-    runId = (await db.run.create({ data: { teamId: team.id, name: 'r', config: {}, environment: 'sokoban', algorithm: 'grpo', totalSteps: 1 } }))
-      .id;
+    runId = (
+      await db.run.create({ data: { teamId: team.id, name: 'r', config: {}, environment: 'sokoban', algorithm: 'grpo', totalSteps: 1 } })
+    ).id;
   });
   afterAll(async () => {
     await db.$disconnect();
@@ -57,7 +58,9 @@ describe('insertTrajectories', () => {
   it('stores malformed model output with NUL bytes (as ␀) and keeps every other character', async () => {
     const raw = 'a\u0000b <think>é 漢 😀</think><answer>Up\u0000</answer';
     await insertTrajectories(db, runId, [
-      traj([turn({ rawReply: raw, think: 'x\u0000', answer: '', diagnostics: { 'k\u0000': ['v\u0000', 1, null] }, snapshot: { s: '\u0000' } })]),
+      traj([
+        turn({ rawReply: raw, think: 'x\u0000', answer: '', diagnostics: { 'k\u0000': ['v\u0000', 1, null] }, snapshot: { s: '\u0000' } }),
+      ]),
     ]);
     const [stored] = await db.turn.findMany({ where: { trajectory: { runId } } });
     expect(stored!.rawReply).toBe(raw.replaceAll('\u0000', NUL_REPLACEMENT));
