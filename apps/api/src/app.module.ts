@@ -1,11 +1,19 @@
-import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { Inject } from '@nestjs/common';
+import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { createDb, type Db } from '@starpo/db';
+import { AuthController, TeamController, TokensController } from './auth/auth.controller.js';
+import { AuthGuard } from './auth/auth.guard.js';
+import { AuthService } from './auth/auth.service.js';
+import { DataController } from './data.controller.js';
 import { EnvsController } from './envs.controller.js';
 import { HealthController } from './health.controller.js';
+import { IngestService } from './ingest.service.js';
+import { MetricsService } from './metrics.service.js';
 import { RunsController } from './runs.controller.js';
 import { RunsService } from './runs.service.js';
 import { DB, SETTINGS, type ApiSettings } from './tokens.js';
+import { TrajectoriesService } from './trajectories.service.js';
 
 class DbLifecycle implements OnApplicationShutdown {
   constructor(@Inject(DB) private readonly db: Db) {}
@@ -19,12 +27,18 @@ export class AppModule {
   static forRoot(settings: ApiSettings): DynamicModule {
     return {
       module: AppModule,
-      controllers: [HealthController, EnvsController, RunsController],
+      imports: [ThrottlerModule.forRoot([{ name: 'default', ttl: 60_000, limit: settings.authRateLimit ?? 20 }])],
+      controllers: [HealthController, EnvsController, AuthController, TeamController, TokensController, RunsController, DataController],
       providers: [
         { provide: SETTINGS, useValue: settings },
         { provide: DB, useFactory: () => createDb(settings.databaseUrl) },
         DbLifecycle,
+        AuthService,
+        { provide: APP_GUARD, useClass: AuthGuard },
         RunsService,
+        MetricsService,
+        TrajectoriesService,
+        IngestService,
       ],
     };
   }

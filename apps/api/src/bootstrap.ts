@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
+import cookieParser from 'cookie-parser';
+import helmet from 'helmet';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 import { ErrorsFilter } from './errors.filter.js';
@@ -14,6 +16,8 @@ export async function createApp(settings: ApiSettings, opts: { logger?: boolean 
     bodyParser: false,
     abortOnError: false,
   });
+  app.use(helmet());
+  app.use(cookieParser());
   app.useBodyParser('json', { limit: BODY_LIMIT });
   app.enableCors({ origin: settings.webOrigin, credentials: true });
   app.useGlobalFilters(new ErrorsFilter());

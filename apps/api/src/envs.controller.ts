@@ -1,7 +1,9 @@
+import { Public } from './auth/actor.js';
 import { BadRequestException, Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
 import { describeEnvs, toFieldErrors, type EnvInfo } from '@starpo/contracts';
 import { listEnvs, type EnvSnapshot } from '@starpo/envs';
 
+@Public()
 @Controller('api/envs')
 export class EnvsController {
   private readonly infos = describeEnvs();

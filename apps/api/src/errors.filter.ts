@@ -48,6 +48,9 @@ export class ErrorsFilter implements ExceptionFilter {
         },
       };
     }
+    if (isDatabaseDown(exception)) {
+      return { status: 503, body: { error: 'database_unavailable', message: 'the database is unreachable; retry shortly' } };
+    }
     // body-parser errors (too large, malformed JSON) carry a status of their own.
     const e = exception as { status?: number; type?: string; message?: string };
     if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
@@ -55,4 +58,14 @@ export class ErrorsFilter implements ExceptionFilter {
     }
     return { status: HttpStatus.INTERNAL_SERVER_ERROR, body: { error: 'internal_error', message: 'internal server error' } };
   }
+}
+
+const DOWN =
+  /ECONNREFUSED|ECONNRESET|Can't reach database|DatabaseNotReachable|Connection terminated|connection timeout|terminating connection|the database system is (starting up|shutting down)/i;
+
+/** Connection-level failures (not query errors): the API answers 503 and recovers when the database returns. */
+function isDatabaseDown(e: unknown): boolean {
+  const x = e as { code?: string; message?: string; cause?: unknown };
+  if (['P1001', 'P1002', 'P1017', 'ECONNREFUSED', '57P01', '57P03'].includes(x?.code ?? '')) return true;
+  return DOWN.test(String(x?.message ?? '')) || (x?.cause !== undefined && x.cause !== e && isDatabaseDown(x.cause));
 }

@@ -1,7 +1,9 @@
+import { Public } from './auth/actor.js';
 import { Controller, Get, HttpException, Inject } from '@nestjs/common';
 import { migrationStatus, type Db } from '@starpo/db';
 import { DB } from './tokens.js';
 
+@Public()
 @Controller()
 export class HealthController {
   constructor(@Inject(DB) private readonly db: Db) {}

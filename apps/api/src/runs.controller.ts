@@ -1,31 +1,165 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import type { MetricSeries, RunSummary } from '@starpo/contracts';
-import { RunsService } from './runs.service.js';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Throttle, ThrottlerGuard } from '@nestjs/throttler';
+import type { Page, RunSummary } from '@starpo/contracts';
+import type { Db } from '@starpo/db';
+import type { Response } from 'express';
+import { CurrentActor, MinRole, type Actor } from './auth/actor.js';
+import { IngestService } from './ingest.service.js';
+import { MetricsService, seriesCsv } from './metrics.service.js';
+import { RunsService, type RunDetail } from './runs.service.js';
+import { DB } from './tokens.js';
+import { TrajectoriesService } from './trajectories.service.js';
 
 @Controller('api/runs')
 export class RunsController {
-  constructor(private readonly runs: RunsService) {}
+  constructor(
+    @Inject(RunsService) private readonly runs: RunsService,
+    @Inject(MetricsService) private readonly metrics: MetricsService,
+    @Inject(TrajectoriesService) private readonly trajectories: TrajectoriesService,
+    @Inject(IngestService) private readonly ingest: IngestService,
+    @Inject(DB) private readonly db: Db,
+  ) {}
 
-  /** Queue a run from a preset plus overrides; 400 lists every wrong field. */
+  /** Queue a run from a preset plus overrides (or create an external one); 400 lists every wrong field. */
+  @MinRole('member')
   @Post()
   @HttpCode(201)
-  create(@Body() body: unknown): Promise<RunSummary> {
-    return this.runs.create(body);
+  create(@CurrentActor() a: Actor, @Body() body: unknown): Promise<RunDetail> {
+    return this.runs.create(a, body);
   }
 
   @Get()
-  list(): Promise<RunSummary[]> {
-    return this.runs.list();
+  list(@CurrentActor() a: Actor, @Query() query: unknown): Promise<Page<RunSummary>> {
+    return this.runs.list(a, query);
   }
 
   @Get(':id')
-  get(@Param('id') id: string): Promise<unknown> {
-    return this.runs.getSummary(id);
+  get(@CurrentActor() a: Actor, @Param('id') id: string): Promise<RunDetail> {
+    return this.runs.get(a, id);
   }
 
-  /** Metric series of a run: `?keys=a,b` (all keys when omitted). */
+  @MinRole('member')
+  @Patch(':id')
+  update(@CurrentActor() a: Actor, @Param('id') id: string, @Body() body: unknown): Promise<RunDetail> {
+    return this.runs.update(a, id, body);
+  }
+
+  @MinRole('member')
+  @Post(':id/cancel')
+  @HttpCode(202)
+  cancel(@CurrentActor() a: Actor, @Param('id') id: string): Promise<RunDetail> {
+    return this.runs.cancel(a, id);
+  }
+
+  @MinRole('member')
+  @Post(':id/clone')
+  @HttpCode(201)
+  clone(@CurrentActor() a: Actor, @Param('id') id: string, @Body() body: unknown): Promise<RunDetail> {
+    return this.runs.clone(a, id, body);
+  }
+
+  @MinRole('member')
+  @Post(':id/resume')
+  @HttpCode(202)
+  resume(@CurrentActor() a: Actor, @Param('id') id: string): Promise<RunDetail> {
+    return this.runs.resume(a, id);
+  }
+
+  @MinRole('member')
+  @Delete(':id')
+  @HttpCode(204)
+  remove(@CurrentActor() a: Actor, @Param('id') id: string): Promise<void> {
+    return this.runs.remove(a, id);
+  }
+
+  /** `?keys=a,b&from=&to=&maxPoints=&format=csv` */
   @Get(':id/metrics')
-  metrics(@Param('id') id: string, @Query('keys') keys?: string): Promise<MetricSeries[]> {
-    return this.runs.metrics(id, keys ? keys.split(',').filter(Boolean) : []);
+  async runMetrics(@CurrentActor() a: Actor, @Param('id') id: string, @Query() query: unknown, @Res({ passthrough: true }) res: Response) {
+    await this.runs.find(a, id);
+    const { series, format } = await this.metrics.series(a, query, id);
+    if (format === 'csv') {
+      res.type('text/csv').attachment(`${id}-metrics.csv`);
+      return seriesCsv(series);
+    }
+    return series.map(({ runId: _, ...s }) => s);
+  }
+
+  @Get(':id/metric-keys')
+  async metricKeys(@CurrentActor() a: Actor, @Param('id') id: string): Promise<string[]> {
+    await this.runs.find(a, id);
+    return this.metrics.keys(id);
+  }
+
+  @Get(':id/trajectories')
+  async listTrajectories(@CurrentActor() a: Actor, @Param('id') id: string, @Query() query: unknown) {
+    await this.runs.find(a, id);
+    return this.trajectories.list(id, query);
+  }
+
+  /** Every matching trajectory with its turns, one JSON object a line, streamed. */
+  @Get(':id/trajectories.jsonl')
+  async exportTrajectories(
+    @CurrentActor() a: Actor,
+    @Param('id') id: string,
+    @Query() query: unknown,
+    @Res() res: Response,
+  ): Promise<void> {
+    await this.runs.find(a, id);
+    const rows = this.trajectories.export(id, query);
+    const first = await rows.next(); // validation errors surface here, before the headers go out
+    res.type('application/x-ndjson').attachment(`${id}-trajectories.jsonl`);
+    if (!first.done) res.write(`${JSON.stringify(first.value)}\n`);
+    for await (const row of rows) if (!res.write(`${JSON.stringify(row)}\n`)) await new Promise((r) => res.once('drain', r));
+    res.end();
+  }
+
+  @Get(':id/checkpoints')
+  async checkpoints(@CurrentActor() a: Actor, @Param('id') id: string) {
+    await this.runs.find(a, id);
+    const rows = await this.db.checkpoint.findMany({ where: { runId: id }, orderBy: [{ step: 'desc' }, { kind: 'asc' }] });
+    return rows.map((c) => ({
+      id: c.id,
+      step: c.step,
+      kind: c.kind,
+      format: c.format,
+      sizeBytes: Number(c.sizeBytes),
+      sha256: c.sha256,
+      createdAt: c.createdAt.toISOString(),
+    }));
+  }
+
+  /** Log lines after id `after` (for tailing). */
+  @Get(':id/logs')
+  async logs(@CurrentActor() a: Actor, @Param('id') id: string, @Query('after') after?: string) {
+    await this.runs.find(a, id);
+    const from = /^\d+$/.test(after ?? '') ? BigInt(after!) : 0n;
+    const rows = await this.db.runLog.findMany({ where: { runId: id, id: { gt: from } }, orderBy: { id: 'asc' }, take: 1000 });
+    return rows.map((l) => ({ id: String(l.id), level: l.level, message: l.message, at: l.at.toISOString() }));
+  }
+
+  @MinRole('member')
+  @UseGuards(ThrottlerGuard)
+  @Throttle({ default: { limit: 600, ttl: 60_000 } })
+  @Post(':id/ingest/metrics')
+  @HttpCode(200)
+  async ingestMetrics(@CurrentActor() a: Actor, @Param('id') id: string, @Body() body: unknown) {
+    return this.ingest.metrics(await this.runs.find(a, id), body);
+  }
+
+  @MinRole('member')
+  @UseGuards(ThrottlerGuard)
+  @Throttle({ default: { limit: 600, ttl: 60_000 } })
+  @Post(':id/ingest/trajectories')
+  @HttpCode(200)
+  async ingestTrajectories(@CurrentActor() a: Actor, @Param('id') id: string, @Body() body: unknown) {
+    return this.ingest.trajectories(await this.runs.find(a, id), body);
+  }
+
+  @MinRole('member')
+  @Post(':id/ingest/finish')
+  @HttpCode(200)
+  async finish(@CurrentActor() a: Actor, @Param('id') id: string, @Body() body: unknown): Promise<RunDetail> {
+    await this.ingest.finish(await this.runs.find(a, id), body);
+    return this.runs.get(a, id);
   }
 }

@@ -7,4 +7,8 @@ export interface ApiSettings {
   databaseUrl: string;
   /** Origin of the dashboard, allowed by CORS. */
   webOrigin: string;
+  /** Mark the session cookie Secure (set when served over HTTPS). */
+  secureCookies?: boolean;
+  /** Requests per minute and IP on signup/login (default 10/20). */
+  authRateLimit?: number;
 }

@@ -19,7 +19,7 @@ describe('API basics', () => {
 
   it('GET /health is 200 with the database up and migrations current', async () => {
     const res = await request(app.getHttpServer()).get('/health').expect(200);
-    expect(res.body).toEqual({ status: 'ok', database: 'up', migrations: { applied: 1, pending: [] } });
+    expect(res.body).toEqual({ status: 'ok', database: 'up', migrations: { applied: 2, pending: [] } });
   });
 
   it('GET /api/envs lists the environments with JSON Schemas', async () => {

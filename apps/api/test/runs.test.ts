@@ -1,30 +1,29 @@
-import type { INestApplication } from '@nestjs/common';
-import { createDb, upsertMetrics } from '@starpo/db';
-import { freshDatabase, type TestDatabase } from '@starpo/db/testing';
-import request from 'supertest';
+import { upsertMetrics } from '@starpo/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/bootstrap.js';
+import { signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
 
 describe('runs over REST', () => {
-  let db: TestDatabase;
-  let app: INestApplication;
+  let t: TestApi;
+  let owner: TestUser;
+  const post = (path: string, body?: object) => t.http.post(path).set('Authorization', owner.auth).send(body);
+  const get = (path: string) => t.http.get(path).set('Authorization', owner.auth);
   beforeAll(async () => {
-    db = await freshDatabase();
-    app = await createApp({ databaseUrl: db.url, webOrigin: 'http://localhost:3000' }, { logger: false });
-    await app.init();
+    t = await startTestApi();
+    owner = await signupOwner(t);
   });
-  afterAll(async () => {
-    await app.close();
-    await db.drop();
-  });
+  afterAll(() => t.close());
 
   it('creates a queued run from a preset plus overrides, then reads and lists it', async () => {
-    const res = await request(app.getHttpServer())
-      .post('/api/runs')
-      .send({ name: 'first', preset: 'quick-cpu', config: { env: { name: 'frozenlake' }, training: { steps: 3 } }, tags: ['smoke'] })
-      .expect(201);
+    const res = await post('/api/runs', {
+      name: 'first',
+      preset: 'quick-cpu',
+      config: { env: { name: 'frozenlake' }, training: { steps: 3 } },
+      tags: ['smoke'],
+    }).expect(201);
     expect(res.body).toMatchObject({
       name: 'first',
+      kind: 'train',
+      ownerId: owner.userId,
       status: 'queued',
       environment: 'frozenlake',
       algorithm: 'grpo',
@@ -32,58 +31,121 @@ describe('runs over REST', () => {
       totalSteps: 3,
       tags: ['smoke'],
     });
-    const one = await request(app.getHttpServer()).get(`/api/runs/${res.body.id}`).expect(200);
+    const one = await get(`/api/runs/${res.body.id}`).expect(200);
     expect(one.body.config).toMatchObject({ env: { name: 'frozenlake' }, training: { steps: 3 }, rollout: { groupSize: 8 } });
-    const list = await request(app.getHttpServer()).get('/api/runs').expect(200);
-    expect(list.body.map((r: { id: string }) => r.id)).toContain(res.body.id);
+    const list = await get('/api/runs').expect(200);
+    expect(list.body.items.map((r: { id: string }) => r.id)).toContain(res.body.id);
   });
 
   it('rejects a bad config with 400 listing every wrong field, and stores nothing', async () => {
-    const before = (await request(app.getHttpServer()).get('/api/runs')).body.length;
-    const res = await request(app.getHttpServer())
-      .post('/api/runs')
-      .send({ preset: 'starpo-ppo', config: { ppo: { clipRatioLow: 'x' }, rollout: { envGroups: 0 }, env: { name: 'chess' } } })
-      .expect(400);
+    const before = await t.db.run.count();
+    const res = await post('/api/runs', {
+      preset: 'starpo-ppo',
+      config: { ppo: { clipRatioLow: 'x' }, rollout: { envGroups: 0 }, env: { name: 'chess' } },
+    }).expect(400);
     expect(res.body.error).toBe('validation_failed');
     expect(res.body.details.map((d: { path: string }) => d.path)).toEqual(
       expect.arrayContaining(['ppo.clipRatioLow', 'rollout.envGroups', 'env.name']),
     );
-    await request(app.getHttpServer()).post('/api/runs').send({ preset: 'nope' }).expect(400);
-    await request(app.getHttpServer()).post('/api/runs').send({ bogus: 1 }).expect(400);
-    await request(app.getHttpServer()).post('/api/runs').set('content-type', 'application/json').send('{not json').expect(400);
-    expect((await request(app.getHttpServer()).get('/api/runs')).body).toHaveLength(before);
+    await post('/api/runs', { preset: 'nope' }).expect(400);
+    const unknown = await post('/api/runs', { bogus: 1 }).expect(400);
+    expect(unknown.body.details[0].message).toMatch(/bogus/);
+    await post('/api/runs', { name: 42 }).expect(400);
+    await t.http.post('/api/runs').set('Authorization', owner.auth).set('content-type', 'application/json').send('{not json').expect(400);
+    expect(await t.db.run.count()).toBe(before);
   });
 
   it('404 for unknown or malformed run ids', async () => {
-    await request(app.getHttpServer()).get('/api/runs/00000000-0000-0000-0000-000000000000').expect(404);
-    const res = await request(app.getHttpServer()).get('/api/runs/not-a-uuid').expect(404);
+    await get('/api/runs/00000000-0000-0000-0000-000000000000').expect(404);
+    const res = await get('/api/runs/not-a-uuid').expect(404);
     expect(res.body).toMatchObject({ error: 'not_found' });
+    await post('/api/runs/00000000-0000-0000-0000-000000000000/cancel').expect(404);
   });
 
   it('413 for an oversized body', async () => {
-    const res = await request(app.getHttpServer())
-      .post('/api/runs')
-      .send({ notes: 'x'.repeat(2_000_000) })
-      .expect(413);
+    const res = await post('/api/runs', { notes: 'x'.repeat(2_000_000) }).expect(413);
     expect(res.body.error).toBe('payload_too_large');
   });
 
+  it('lists with filters, sort and cursor pagination; a bad cursor is a 400', async () => {
+    for (const [i, env] of ['sokoban', 'bandit', 'sokoban', 'frozenlake', 'sokoban'].entries())
+      await post('/api/runs', {
+        name: `page-${i}`,
+        preset: 'starpo-grpo',
+        config: { env: { name: env } },
+        tags: i % 2 ? ['odd'] : [],
+      }).expect(201);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await get(`/api/runs?q=page-&limit=2&sort=name${cursor ? `&cursor=${cursor}` : ''}`).expect(200);
+      seen.push(...res.body.items.map((r: { name: string }) => r.name));
+      cursor = res.body.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(['page-0', 'page-1', 'page-2', 'page-3', 'page-4']);
+    expect((await get('/api/runs?environment=sokoban&q=page-').expect(200)).body.items).toHaveLength(3);
+    expect((await get('/api/runs?tag=odd').expect(200)).body.items.map((r: { name: string }) => r.name).sort()).toEqual([
+      'page-1',
+      'page-3',
+    ]);
+    expect((await get('/api/runs?status=queued,running&limit=200').expect(200)).body.items.length).toBeGreaterThanOrEqual(5);
+    const bad = await get('/api/runs?cursor=garbage').expect(400);
+    expect(bad.body.details[0].path).toBe('cursor');
+    expect((await get('/api/runs?status=exploded').expect(400)).body.details[0].path).toMatch(/^status/);
+    expect((await get('/api/runs?limit=0').expect(400)).body.details[0].path).toBe('limit');
+  });
+
+  it('updates metadata, cancels (409 once finished), clones with overrides, resumes and deletes', async () => {
+    const run = (await post('/api/runs', { name: 'life', preset: 'quick-cpu' }).expect(201)).body;
+    const patched = await t.http
+      .patch(`/api/runs/${run.id}`)
+      .set('Authorization', owner.auth)
+      .send({ notes: 'n', tags: ['a'] })
+      .expect(200);
+    expect(patched.body).toMatchObject({ notes: 'n', tags: ['a'], name: 'life' });
+    await t.http.patch(`/api/runs/${run.id}`).set('Authorization', owner.auth).send({ status: 'succeeded' }).expect(400);
+
+    const cancelled = await post(`/api/runs/${run.id}/cancel`).expect(202);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', stopReason: 'cancelled by user' });
+    expect((await post(`/api/runs/${run.id}/cancel`).expect(409)).body.error).toBe('conflict');
+
+    const clone = await post(`/api/runs/${run.id}/clone`, { config: { training: { steps: 7 } } }).expect(201);
+    expect(clone.body).toMatchObject({ name: 'life (clone)', clonedFromId: run.id, totalSteps: 7, status: 'queued', tags: ['a'] });
+    expect(clone.body.config.rollout.groupSize).toBe(8);
+    expect((await post(`/api/runs/${run.id}/clone`, { config: { training: { steps: -1 } } }).expect(400)).body.details[0].path).toBe(
+      'training.steps',
+    );
+
+    const resumed = await post(`/api/runs/${run.id}/resume`).expect(202);
+    expect(resumed.body).toMatchObject({ status: 'queued', resumeCount: 1, stopReason: null });
+    await post(`/api/runs/${run.id}/resume`).expect(409);
+
+    // a running run is cancelled by flag: the worker stops at its next phase boundary
+    await t.db.run.update({ where: { id: run.id }, data: { status: 'running' } });
+    expect((await post(`/api/runs/${run.id}/cancel`).expect(202)).body).toMatchObject({ status: 'running', cancelRequested: true });
+    await t.http.delete(`/api/runs/${run.id}`).set('Authorization', owner.auth).expect(409);
+    await t.db.run.update({ where: { id: run.id }, data: { status: 'cancelled' } });
+    await upsertMetrics(t.db, run.id, 1, { 'train/success': 0.5 });
+    await t.http.delete(`/api/runs/${run.id}`).set('Authorization', owner.auth).expect(204);
+    await get(`/api/runs/${run.id}`).expect(404);
+    expect(await t.db.metricPoint.count({ where: { runId: run.id } })).toBe(0);
+  });
+
   it('serves metric series and the latest values in the run summary', async () => {
-    const created = (await request(app.getHttpServer()).post('/api/runs').send({ preset: 'quick-cpu' }).expect(201)).body;
-    const prisma = createDb(db.url);
-    await upsertMetrics(prisma, created.id, 1, { 'val/success': 0.25, 'train/success': 0.1 });
-    await upsertMetrics(prisma, created.id, 2, { 'val/success': 0.125, 'train/success': 0.2 });
-    await upsertMetrics(prisma, created.id, 2, { 'train/success': 0.3 }); // idempotent upsert
-    await prisma.$disconnect();
-    const series = (await request(app.getHttpServer()).get(`/api/runs/${created.id}/metrics?keys=train/success`).expect(200)).body;
+    const created = (await post('/api/runs', { preset: 'quick-cpu' }).expect(201)).body;
+    await upsertMetrics(t.db, created.id, 1, { 'val/success': 0.25, 'train/success': 0.1 });
+    await upsertMetrics(t.db, created.id, 2, { 'val/success': 0.125, 'train/success': 0.2 });
+    await upsertMetrics(t.db, created.id, 2, { 'train/success': 0.3 }); // idempotent upsert
+    const series = (await get(`/api/runs/${created.id}/metrics?keys=train/success`).expect(200)).body;
     expect(series).toEqual([
       {
         key: 'train/success',
         points: [expect.objectContaining({ step: 1, value: 0.1 }), expect.objectContaining({ step: 2, value: 0.3 })],
       },
     ]);
-    const summary = (await request(app.getHttpServer()).get(`/api/runs/${created.id}`).expect(200)).body;
+    const summary = (await get(`/api/runs/${created.id}`).expect(200)).body;
     expect(summary.latest).toMatchObject({ 'train/success': 0.3, 'val/success': 0.125 });
     expect(summary.bestValSuccess).toBe(0.25);
+    expect((await get(`/api/runs/${created.id}/metric-keys`).expect(200)).body).toEqual(['train/success', 'val/success']);
   });
 });

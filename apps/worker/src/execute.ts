@@ -3,9 +3,36 @@ import { runConfigSchema } from '@starpo/contracts';
 import { loadBaseModel, train, type TrainResult } from '@starpo/trainer';
 import { DbSink } from './db-sink.js';
 
-/** Execute one claimed training run to its end, resuming from its latest checkpoint if it has one. */
-export async function executeRun(db: Db, run: Run, signal: AbortSignal, log: (msg: string) => void): Promise<TrainResult> {
+export const USER_CANCEL = 'cancelled by user';
+
+/**
+ * Execute one claimed training run to its end, resuming from its latest checkpoint if it has one.
+ * `signal` stops it from outside (SIGTERM); a cancel asked for through the API is noticed by
+ * polling the run row every `cancelPollMs`. Either way the trainer checkpoints and ends `cancelled`.
+ */
+export async function executeRun(
+  db: Db,
+  run: Run,
+  signal: AbortSignal,
+  log: (msg: string) => void,
+  opts: { cancelPollMs?: number } = {},
+): Promise<TrainResult> {
   const sink = new DbSink(db, run.id);
+  const stop = new AbortController();
+  const onOuter = () => stop.abort(typeof signal.reason === 'string' ? signal.reason : 'worker shutting down');
+  if (signal.aborted) onOuter();
+  signal.addEventListener('abort', onOuter, { once: true });
+  const poll = setInterval(() => {
+    db.run
+      .findUnique({ where: { id: run.id }, select: { cancelRequestedAt: true } })
+      .then((r) => {
+        if (r?.cancelRequestedAt && !stop.signal.aborted) {
+          log(`run ${run.id}: cancel requested; stopping at the next phase boundary`);
+          stop.abort(USER_CANCEL);
+        }
+      })
+      .catch(() => {}); // a database blip: try again next tick
+  }, opts.cancelPollMs ?? 2000);
   try {
     const config = runConfigSchema.parse(run.config);
     const ckpt = await latestCheckpointFiles(db, run.id);
@@ -14,7 +41,7 @@ export async function executeRun(db: Db, run: Run, signal: AbortSignal, log: (ms
       `run ${run.id} (${run.name}): ${config.env.name}, ${config.algorithm.advEstimator}, ${config.training.steps} steps${ckpt ? `, resuming from step ${ckpt.step}` : ''}`,
     );
     try {
-      return await train({ config, base, sink, signal, resume: ckpt?.files });
+      return await train({ config, base, sink, signal: stop.signal, resume: ckpt?.files });
     } finally {
       base.model.dispose();
     }
@@ -23,5 +50,8 @@ export async function executeRun(db: Db, run: Run, signal: AbortSignal, log: (ms
     await sink.log('error', (e as Error).stack ?? message).catch(() => {});
     await sink.status({ status: 'failed', step: run.currentStep, totalSteps: run.totalSteps, error: message });
     return { status: 'failed', step: run.currentStep, stopReason: message };
+  } finally {
+    clearInterval(poll);
+    signal.removeEventListener('abort', onOuter);
   }
 }

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { claimNextRun, createDb, requeueStaleRuns } from '@starpo/db';
 import { initBackend } from '@starpo/trainer';
-import { executeRun } from './execute.js';
+import { executeRun, USER_CANCEL } from './execute.js';
 import { registerWorker, startHeartbeat } from './registration.js';
 
 const databaseUrl = process.env.DATABASE_URL;
@@ -34,7 +34,7 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   console.log(`worker ${me.name}: ${signal}, ${currentRun ? 'checkpointing the current run' : 'going offline'}`);
-  abort.abort();
+  abort.abort('worker shutting down');
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
@@ -53,7 +53,7 @@ while (!stopping) {
   currentRun = run.id;
   await db.worker.update({ where: { id: me.id }, data: { status: 'busy', currentRunId: run.id } });
   const result = await executeRun(db, run, abort.signal, (m) => console.log(m));
-  if (result.status === 'cancelled' && stopping) {
+  if (result.status === 'cancelled' && stopping && result.stopReason !== USER_CANCEL) {
     // SIGTERM: the checkpoint is saved; hand the run back to the queue for another worker
     await db.run.update({
       where: { id: run.id },

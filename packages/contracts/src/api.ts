@@ -8,6 +8,8 @@ export const createRunSchema = z
     config: z.record(z.string(), z.unknown()).default({}),
     tags: z.array(z.string().trim().min(1).max(50)).max(20).default([]),
     notes: z.string().max(10_000).default(''),
+    /** Tracked only: trained elsewhere and fed through the ingestion endpoints (no worker claims it). */
+    external: z.boolean().default(false),
   })
   .strict();
 export type CreateRunRequest = z.infer<typeof createRunSchema>;
@@ -18,7 +20,11 @@ export type RunStatusName = (typeof RUN_STATUSES)[number];
 export interface RunSummary {
   id: string;
   name: string;
+  kind: 'train' | 'pretrain' | 'external';
+  ownerId: string | null;
   status: RunStatusName;
+  /** A cancel was asked for and the worker has not stopped yet. */
+  cancelRequested: boolean;
   stopReason: string | null;
   environment: string;
   algorithm: string;
@@ -39,3 +45,196 @@ export interface MetricSeries {
   key: string;
   points: { step: number; value: number; time: number }[];
 }
+
+export const ROLES = ['owner', 'member', 'viewer'] as const;
+export type RoleName = (typeof ROLES)[number];
+
+const email = z.string().trim().toLowerCase().email().max(320);
+const password = z.string().min(8, 'at least 8 characters').max(200);
+
+/** POST /api/auth/signup: the first account creates the team; later ones need an invite token. */
+export const signupSchema = z
+  .object({
+    email,
+    password,
+    name: z.string().trim().min(1).max(100),
+    teamName: z.string().trim().min(1).max(100).optional(),
+    invite: z.string().min(10).max(200).optional(),
+  })
+  .strict();
+export type SignupRequest = z.infer<typeof signupSchema>;
+
+export const loginSchema = z.object({ email, password: z.string().min(1).max(200) }).strict();
+export type LoginRequest = z.infer<typeof loginSchema>;
+
+export const createInviteSchema = z
+  .object({ role: z.enum(ROLES).default('member'), email: email.optional(), expiresInHours: z.number().int().min(1).max(720).default(168) })
+  .strict();
+export const updateMemberSchema = z.object({ role: z.enum(ROLES) }).strict();
+export const createTokenSchema = z.object({ name: z.string().trim().min(1).max(100) }).strict();
+
+export interface Me {
+  user: { id: string; email: string; name: string };
+  team: { id: string; name: string };
+  role: RoleName;
+}
+
+/** PATCH /api/runs/:id: editable metadata only. */
+export const updateRunSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    tags: z.array(z.string().trim().min(1).max(50)).max(20).optional(),
+    notes: z.string().max(10_000).optional(),
+  })
+  .strict();
+
+/** POST /api/runs/:id/clone: a new run from this one's config plus overrides. */
+export const cloneRunSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    config: z.record(z.string(), z.unknown()).default({}),
+    tags: z.array(z.string().trim().min(1).max(50)).max(20).optional(),
+    notes: z.string().max(10_000).optional(),
+  })
+  .strict();
+
+const csv = <T extends z.ZodType<unknown, string>>(item: T) =>
+  z
+    .string()
+    .transform((s) => s.split(',').filter(Boolean))
+    .pipe(z.array(item));
+
+/** GET /api/runs query. */
+export const listRunsQuerySchema = z
+  .object({
+    status: csv(z.enum(RUN_STATUSES)).optional(),
+    environment: z.string().max(50).optional(),
+    algorithm: z.string().max(50).optional(),
+    owner: z.string().uuid().optional(),
+    tag: z.string().max(50).optional(),
+    q: z.string().max(200).optional(),
+    sort: z.enum(['createdAt', '-createdAt', 'name', '-name']).default('-createdAt'),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z.string().max(500).optional(),
+  })
+  .strict();
+export type ListRunsQuery = z.infer<typeof listRunsQuerySchema>;
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+const step = z.coerce.number().int().min(0);
+
+/** GET /api/runs/:id/metrics and GET /api/metrics (several runs). */
+export const metricsQuerySchema = z
+  .object({
+    runs: csv(z.string().uuid()).optional(),
+    keys: csv(z.string().max(200)).optional(),
+    from: step.optional(),
+    to: step.optional(),
+    maxPoints: z.coerce.number().int().min(4).max(100_000).optional(),
+    format: z.enum(['json', 'csv']).default('json'),
+  })
+  .strict();
+export type MetricsQuery = z.infer<typeof metricsQuerySchema>;
+
+const bool = z.enum(['true', 'false']).transform((s) => s === 'true');
+
+/** GET /api/runs/:id/trajectories (and .jsonl export). */
+export const trajectoriesQuerySchema = z
+  .object({
+    from: step.optional(),
+    to: step.optional(),
+    split: z.enum(['train', 'val']).optional(),
+    success: bool.optional(),
+    hallucinated: bool.optional(),
+    minReward: z.coerce.number().optional(),
+    maxReward: z.coerce.number().optional(),
+    environment: z.string().max(50).optional(),
+    group: z.coerce.number().int().min(0).optional(),
+    flag: z.string().max(100).optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(100),
+    cursor: z.string().max(500).optional(),
+  })
+  .strict();
+export type TrajectoriesQuery = z.infer<typeof trajectoriesQuerySchema>;
+
+export interface TrajectorySummary {
+  id: string;
+  runId: string;
+  step: number;
+  split: 'train' | 'val';
+  group: number;
+  indexInGroup: number;
+  seed: number;
+  environment: string;
+  success: boolean;
+  totalReward: number;
+  numTurns: number;
+  numActions: number;
+  keptByFilter: boolean | null;
+  hallucinated: boolean;
+  flags: string[];
+}
+
+/** POST /api/runs/:id/ingest/metrics: at most 1,000 points (and 1 MB) a request; idempotent on run+key+step. */
+export const ingestMetricsSchema = z
+  .object({
+    points: z
+      .array(
+        z
+          .object({
+            key: z.string().min(1).max(200),
+            step: z.number().int().min(0),
+            value: z.number().finite(),
+            time: z.number().positive().optional(),
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(1000),
+  })
+  .strict();
+
+const ingestTurn = z
+  .object({
+    observation: z.string().max(20_000),
+    rawReply: z.string().max(50_000),
+    think: z.string().max(50_000).default(''),
+    answer: z.string().max(10_000).default(''),
+    reward: z.number().finite(),
+    done: z.boolean().default(false),
+    formatOk: z.boolean().default(true),
+    actions: z.array(z.string().max(50)).max(50).default([]),
+    snapshot: z.unknown().optional(),
+  })
+  .strict();
+
+/** POST /api/runs/:id/ingest/trajectories: idempotent on run+step+split+group+index. */
+export const ingestTrajectoriesSchema = z
+  .object({
+    trajectories: z
+      .array(
+        z
+          .object({
+            step: z.number().int().min(0),
+            split: z.enum(['train', 'val']).default('train'),
+            group: z.number().int().min(0).default(0),
+            indexInGroup: z.number().int().min(0).default(0),
+            seed: z.number().int().default(0),
+            success: z.boolean(),
+            turns: z.array(ingestTurn).min(1).max(200),
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(1000),
+  })
+  .strict();
+
+/** POST /api/runs/:id/ingest/finish: an external run's final status. */
+export const finishRunSchema = z
+  .object({ status: z.enum(['succeeded', 'failed', 'stopped_early']), stopReason: z.string().max(500).optional() })
+  .strict();

@@ -51,3 +51,22 @@ export async function latestCheckpointFiles(db: Db, runId: string): Promise<{ st
   for (const c of all) files.set(c.kind, await readCheckpointFile(db, c.id));
   return { step: last.step, files };
 }
+
+/**
+ * Stream a checkpoint file chunk by chunk (one chunk in memory at a time). The sha256 is
+ * checked as it goes; a mismatch throws after the last chunk, so a consumer can abort the transfer.
+ */
+export async function* streamCheckpointFile(db: Db, checkpointId: string): AsyncGenerator<Uint8Array> {
+  const ck = await db.checkpoint.findUniqueOrThrow({ where: { id: checkpointId } });
+  const hash = createHash('sha256');
+  const count = await db.checkpointChunk.count({ where: { checkpointId } });
+  let size = 0;
+  for (let i = 0; i < count; i++) {
+    const c = await db.checkpointChunk.findUniqueOrThrow({ where: { checkpointId_index: { checkpointId, index: i } } });
+    hash.update(c.data);
+    size += c.data.byteLength;
+    yield c.data;
+  }
+  if (hash.digest('hex') !== ck.sha256 || size !== Number(ck.sizeBytes))
+    throw new Error(`checkpoint ${checkpointId} is corrupt (sha256 mismatch)`);
+}

@@ -159,6 +159,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
     return { status, step, stopReason };
   };
   const cancelled = () => o.signal?.aborted ?? false;
+  const cancelReason = () => (typeof o.signal?.reason === 'string' ? o.signal.reason : 'cancelled');
 
   await o.sink.status({ status: 'running', step: startStep - 1, totalSteps: total });
   if (startStep === 1 && c.rollout.validation.beforeTraining) {
@@ -169,7 +170,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
   for (let step = startStep; step <= total; step++) {
     if (cancelled()) {
       await saveCheckpoint(step - 1);
-      return finish('cancelled', step - 1, 'cancelled by user');
+      return finish('cancelled', step - 1, cancelReason());
     }
     const timing: Record<string, number> = {};
     const tStep = performance.now();
@@ -226,7 +227,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
     if (filt.kept.length > 0) {
       if (cancelled()) {
         await saveCheckpoint(step - 1);
-        return finish('cancelled', step - 1, 'cancelled by user');
+        return finish('cancelled', step - 1, cancelReason());
       }
       const selected = trajs.filter(kept);
       const indices = adjustBatch(

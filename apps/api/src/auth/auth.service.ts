@@ -1,0 +1,198 @@
+import {
+  BadRequestException,
+  ConflictException,
+  ForbiddenException,
+  Inject,
+  Injectable,
+  NotFoundException,
+  UnauthorizedException,
+} from '@nestjs/common';
+import type { Me, RoleName } from '@starpo/contracts';
+import type { Db } from '@starpo/db';
+import { DB } from '../tokens.js';
+import type { Actor } from './actor.js';
+import { hashPassword, hashSecret, newSecret, verifyPassword } from './secrets.js';
+
+export const SESSION_COOKIE = 'starpo_session';
+export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
+const TOKEN_PREFIX = 'stp_';
+const SIGNUP_LOCK = 72707370; // advisory lock: the "first account creates the team" check is atomic
+
+@Injectable()
+export class AuthService {
+  constructor(@Inject(DB) private readonly db: Db) {}
+
+  async needsSetup(): Promise<boolean> {
+    return (await this.db.user.count()) === 0;
+  }
+
+  /**
+   * Create an account. On an empty deployment it creates the team and becomes its owner;
+   * otherwise it must bring an unexpired, unused invite, which decides team and role.
+   */
+  async signup(req: {
+    email: string;
+    password: string;
+    name: string;
+    teamName?: string;
+    invite?: string;
+  }): Promise<{ me: Me; session: string }> {
+    const passwordHash = await hashPassword(req.password);
+    const userId = await this.db.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${SIGNUP_LOCK})`);
+      if (await tx.user.findUnique({ where: { email: req.email } }))
+        throw new ConflictException(`an account for ${req.email} exists; sign in`);
+      const first = (await tx.user.count()) === 0;
+      let teamId: string;
+      let role: RoleName;
+      if (first) {
+        teamId = (await tx.team.create({ data: { name: req.teamName ?? 'My team' } })).id;
+        role = 'owner';
+      } else {
+        if (!req.invite) throw new ForbiddenException('this deployment has a team already: ask an owner for an invite');
+        const invite = await tx.invite.findUnique({ where: { tokenHash: hashSecret(req.invite) } });
+        if (!invite || invite.acceptedAt || invite.expiresAt < new Date())
+          throw new BadRequestException({
+            message: 'the invite is unknown, used or expired',
+            details: [{ path: 'invite', message: 'invalid invite' }],
+          });
+        if (invite.email && invite.email !== req.email)
+          throw new BadRequestException({
+            message: `the invite is for ${invite.email}`,
+            details: [{ path: 'email', message: 'does not match the invite' }],
+          });
+        await tx.invite.update({ where: { id: invite.id }, data: { acceptedAt: new Date() } });
+        teamId = invite.teamId;
+        role = invite.role;
+      }
+      const user = await tx.user.create({ data: { email: req.email, name: req.name, passwordHash } });
+      await tx.membership.create({ data: { userId: user.id, teamId, role } });
+      return user.id;
+    });
+    const session = await this.createSession(userId);
+    return { me: await this.me(userId), session };
+  }
+
+  async login(email: string, password: string): Promise<{ me: Me; session: string }> {
+    const user = await this.db.user.findUnique({ where: { email } });
+    // verify against a fixed hash when the user is unknown, so timing does not reveal accounts
+    const ok = await verifyPassword(user?.passwordHash ?? DUMMY_HASH, password);
+    if (!user || !ok) throw new UnauthorizedException('wrong email or password');
+    return { me: await this.me(user.id), session: await this.createSession(user.id) };
+  }
+
+  async logout(actor: Actor): Promise<void> {
+    if (actor.sessionId) await this.db.session.deleteMany({ where: { id: actor.sessionId } });
+  }
+
+  async me(userId: string): Promise<Me> {
+    const m = await this.db.membership.findFirstOrThrow({
+      where: { userId },
+      include: { user: true, team: true },
+      orderBy: { createdAt: 'asc' },
+    });
+    return { user: { id: m.user.id, email: m.user.email, name: m.user.name }, team: { id: m.team.id, name: m.team.name }, role: m.role };
+  }
+
+  /** The caller behind an API token or a session cookie, or null. */
+  async resolve(bearer: string | undefined, cookie: string | undefined): Promise<Actor | null> {
+    if (bearer) {
+      const t = await this.db.apiToken.findUnique({ where: { tokenHash: hashSecret(bearer) } });
+      if (!t || t.revokedAt) return null;
+      const m = await this.db.membership.findUnique({ where: { userId_teamId: { userId: t.userId, teamId: t.teamId } } });
+      if (!m) return null;
+      if (!t.lastUsedAt || Date.now() - t.lastUsedAt.getTime() > 60_000)
+        await this.db.apiToken.update({ where: { id: t.id }, data: { lastUsedAt: new Date() } });
+      return { userId: t.userId, teamId: t.teamId, role: m.role, via: 'token' };
+    }
+    if (cookie) {
+      const s = await this.db.session.findUnique({ where: { tokenHash: hashSecret(cookie) } });
+      if (!s || s.expiresAt < new Date()) return null;
+      const m = await this.db.membership.findFirst({ where: { userId: s.userId }, orderBy: { createdAt: 'asc' } });
+      if (!m) return null;
+      return { userId: s.userId, teamId: m.teamId, role: m.role, via: 'session', sessionId: s.id };
+    }
+    return null;
+  }
+
+  async createInvite(actor: Actor, role: RoleName, email: string | undefined, hours: number) {
+    const token = newSecret('inv_');
+    const invite = await this.db.invite.create({
+      data: {
+        teamId: actor.teamId,
+        role,
+        email: email ?? null,
+        tokenHash: hashSecret(token),
+        expiresAt: new Date(Date.now() + hours * 3600_000),
+      },
+    });
+    return { id: invite.id, token, role, email: invite.email, expiresAt: invite.expiresAt.toISOString() };
+  }
+
+  async members(actor: Actor) {
+    const rows = await this.db.membership.findMany({
+      where: { teamId: actor.teamId },
+      include: { user: true },
+      orderBy: { createdAt: 'asc' },
+    });
+    return rows.map((m) => ({
+      userId: m.userId,
+      email: m.user.email,
+      name: m.user.name,
+      role: m.role,
+      joinedAt: m.createdAt.toISOString(),
+    }));
+  }
+
+  async setRole(actor: Actor, userId: string, role: RoleName) {
+    const m = await this.db.membership.findUnique({ where: { userId_teamId: { userId, teamId: actor.teamId } } }).catch(() => null);
+    if (!m) throw new NotFoundException(`member ${userId} not found`);
+    if (
+      m.role === 'owner' &&
+      role !== 'owner' &&
+      (await this.db.membership.count({ where: { teamId: actor.teamId, role: 'owner' } })) === 1
+    )
+      throw new ConflictException('a team keeps at least one owner');
+    await this.db.membership.update({ where: { userId_teamId: { userId, teamId: actor.teamId } }, data: { role } });
+    return (await this.members(actor)).find((x) => x.userId === userId);
+  }
+
+  async createToken(actor: Actor, name: string) {
+    const token = newSecret(TOKEN_PREFIX);
+    const row = await this.db.apiToken.create({
+      data: { userId: actor.userId, teamId: actor.teamId, name, tokenHash: hashSecret(token), prefix: token.slice(0, 10) },
+    });
+    return { ...tokenView(row), token };
+  }
+
+  async tokens(actor: Actor) {
+    const rows = await this.db.apiToken.findMany({ where: { userId: actor.userId, teamId: actor.teamId }, orderBy: { createdAt: 'desc' } });
+    return rows.map(tokenView);
+  }
+
+  async revokeToken(actor: Actor, id: string): Promise<void> {
+    const n = await this.db.apiToken
+      .updateMany({ where: { id, userId: actor.userId, revokedAt: null }, data: { revokedAt: new Date() } })
+      .catch(() => ({ count: 0 }));
+    if (n.count === 0) throw new NotFoundException(`token ${id} not found`);
+  }
+
+  private async createSession(userId: string): Promise<string> {
+    const token = newSecret('');
+    await this.db.session.create({ data: { userId, tokenHash: hashSecret(token), expiresAt: new Date(Date.now() + SESSION_TTL_MS) } });
+    return token;
+  }
+}
+
+function tokenView(t: { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null }) {
+  return {
+    id: t.id,
+    name: t.name,
+    prefix: t.prefix,
+    createdAt: t.createdAt.toISOString(),
+    lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
+    revokedAt: t.revokedAt?.toISOString() ?? null,
+  };
+}
+
+const DUMMY_HASH = '$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHRzb21lc2FsdA$2mO3bZ3rE0iU7Uf1jQx7a2d8l7xgL9rZp0m8B1Yl2nE';

@@ -1,0 +1,53 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { metricsQuerySchema, ValidationError, type MetricSeries } from '@starpo/contracts';
+import { downsampleExtremes, type Db } from '@starpo/db';
+import type { Actor } from './auth/actor.js';
+import { DB } from './tokens.js';
+import { parseInput } from './validation.js';
+
+export type RunMetricSeries = MetricSeries & { runId: string };
+
+@Injectable()
+export class MetricsService {
+  constructor(@Inject(DB) private readonly db: Db) {}
+
+  /** Series of one or many runs (of the caller's team), with optional step range and downsampling. */
+  async series(actor: Actor, query: unknown, runId?: string): Promise<{ series: RunMetricSeries[]; format: 'json' | 'csv' }> {
+    const q = parseInput(metricsQuerySchema, query, 'query');
+    const runIds = runId ? [runId] : (q.runs ?? []);
+    if (!runIds.length) throw new ValidationError([{ path: 'runs', message: 'name at least one run id' }], 'query');
+    const visible = await this.db.run.findMany({ where: { id: { in: runIds }, teamId: actor.teamId }, select: { id: true } });
+    const ids = visible.map((r) => r.id);
+    const rows = await this.db.metricPoint.findMany({
+      where: {
+        runId: { in: ids },
+        ...(q.keys?.length ? { key: { in: q.keys } } : {}),
+        ...(q.from !== undefined || q.to !== undefined ? { step: { gte: q.from, lte: q.to } } : {}),
+      },
+      orderBy: [{ runId: 'asc' }, { key: 'asc' }, { step: 'asc' }],
+    });
+    const out = new Map<string, RunMetricSeries>();
+    for (const r of rows) {
+      const id = `${r.runId} ${r.key}`;
+      const s = out.get(id) ?? { runId: r.runId, key: r.key, points: [] };
+      s.points.push({ step: r.step, value: r.value, time: r.wallTime.getTime() / 1000 });
+      out.set(id, s);
+    }
+    const series = [...out.values()].map((s) => (q.maxPoints ? { ...s, points: downsampleExtremes(s.points, q.maxPoints) } : s));
+    return { series, format: q.format };
+  }
+
+  async keys(runId: string): Promise<string[]> {
+    const rows = await this.db.metricSummary.findMany({ where: { runId }, select: { key: true }, orderBy: { key: 'asc' } });
+    return rows.map((r) => r.key);
+  }
+}
+
+/** run_id,key,step,value,time rows (RFC 4180 quoting for keys). */
+export function seriesCsv(series: RunMetricSeries[]): string {
+  const q = (s: string) => (/[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s);
+  const lines = ['run_id,key,step,value,time'];
+  for (const s of series)
+    for (const p of s.points) lines.push(`${s.runId},${q(s.key)},${p.step},${p.value},${new Date(p.time * 1000).toISOString()}`);
+  return `${lines.join('\n')}\n`;
+}
