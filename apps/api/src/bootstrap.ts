@@ -19,7 +19,8 @@ export async function createApp(settings: ApiSettings, opts: { logger?: boolean 
   app.use(helmet());
   app.use(cookieParser());
   app.useBodyParser('json', { limit: BODY_LIMIT });
-  app.enableCors({ origin: settings.webOrigin, credentials: true });
+  const origins = settings.webOrigin.split(',').map((o) => o.trim());
+  app.enableCors({ origin: (origin, cb) => cb(null, origin !== undefined && origins.includes(origin)), credentials: true });
   app.useGlobalFilters(new ErrorsFilter());
   app.enableShutdownHooks();
   app.disable('x-powered-by');

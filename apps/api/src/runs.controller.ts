@@ -107,7 +107,7 @@ export class RunsController {
     await this.runs.find(a, id);
     const rows = this.trajectories.export(id, query);
     const first = await rows.next(); // validation errors surface here, before the headers go out
-    res.type('application/x-ndjson').attachment(`${id}-trajectories.jsonl`);
+    res.attachment(`${id}-trajectories.jsonl`).type('application/x-ndjson');
     if (!first.done) res.write(`${JSON.stringify(first.value)}\n`);
     for await (const row of rows) if (!res.write(`${JSON.stringify(row)}\n`)) await new Promise((r) => res.once('drain', r));
     res.end();

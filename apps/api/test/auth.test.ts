@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WEB_ORIGIN, joinAs, otherTeamUser, signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
+
+describe('team access', () => {
+  let t: TestApi;
+  let owner: TestUser;
+  beforeAll(async () => {
+    t = await startTestApi({ authRateLimit: 50 });
+  });
+  afterAll(() => t.close());
+
+  it('the first account creates the team as owner; later ones need an invite', async () => {
+    expect((await t.http.get('/api/auth/setup').expect(200)).body).toEqual({ needsSetup: true });
+    await t.http.get('/api/runs').expect(401);
+    owner = await signupOwner(t);
+    expect((await t.http.get('/api/auth/setup').expect(200)).body).toEqual({ needsSetup: false });
+    const me = await t.http.get('/api/auth/me').set('Cookie', owner.cookie).expect(200);
+    expect(me.body).toMatchObject({ user: { email: 'owner@lab.test' }, team: { name: 'lab' }, role: 'owner' });
+    const stored = await t.db.user.findUniqueOrThrow({ where: { email: 'owner@lab.test' } });
+    expect(stored.passwordHash).toMatch(/^\$argon2id\$/);
+
+    const noInvite = await t.http.post('/api/auth/signup').send({ email: 'x@lab.test', password: 'long enough', name: 'X' }).expect(403);
+    expect(noInvite.body.error).toBe('forbidden');
+    const badInvite = await t.http
+      .post('/api/auth/signup')
+      .send({ email: 'x@lab.test', password: 'long enough', name: 'X', invite: 'inv_nope-nope-nope' });
+    expect(badInvite.status).toBe(400);
+    expect(badInvite.body.details[0].path).toBe('invite');
+    const dup = await t.http.post('/api/auth/signup').send({ email: 'owner@lab.test', password: 'long enough', name: 'X' }).expect(409);
+    expect(dup.body.error).toBe('conflict');
+    const weak = await t.http.post('/api/auth/signup').send({ email: 'not-an-email', password: 'short', name: '' }).expect(400);
+    expect(weak.body.details.map((d: { path: string }) => d.path).sort()).toEqual(['email', 'name', 'password']);
+  });
+
+  it('session cookies are HTTP-only and SameSite; login and logout work; wrong passwords are 401', async () => {
+    const res = await t.http.post('/api/auth/login').send({ email: 'OWNER@lab.test', password: 'correct horse' }).expect(200);
+    const cookie = String(res.headers['set-cookie']?.[0]);
+    expect(cookie).toMatch(/starpo_session=/);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    const session = cookie.split(';')[0]!;
+    await t.http.get('/api/auth/me').set('Cookie', session).expect(200);
+    await t.http.post('/api/auth/logout').set('Cookie', session).expect(204);
+    await t.http.get('/api/auth/me').set('Cookie', session).expect(401);
+    const wrong = await t.http.post('/api/auth/login').send({ email: 'owner@lab.test', password: 'wrong horse' }).expect(401);
+    expect(wrong.body).toMatchObject({ error: 'unauthorized', message: 'wrong email or password' });
+    await t.http.post('/api/auth/login').send({ email: 'nobody@lab.test', password: 'wrong horse' }).expect(401);
+  });
+
+  it('the access matrix: no auth 401, revoked token 401, viewer writes 403, member launches, other team 404', async () => {
+    const viewer = await joinAs(t, owner, 'viewer', 'viewer@lab.test');
+    const member = await joinAs(t, owner, 'member', 'member@lab.test');
+    const rival = await otherTeamUser(t);
+
+    const run = (await t.http.post('/api/runs').set('Authorization', member.auth).send({ preset: 'quick-cpu' }).expect(201)).body;
+    await t.http.get(`/api/runs/${run.id}`).expect(401);
+    await t.http.get(`/api/runs/${run.id}`).set('Authorization', 'Bearer stp_forged').expect(401);
+    await t.http.get(`/api/runs/${run.id}`).set('Authorization', viewer.auth).expect(200);
+    const denied = await t.http.post('/api/runs').set('Authorization', viewer.auth).send({ preset: 'quick-cpu' }).expect(403);
+    expect(denied.body).toMatchObject({ error: 'forbidden' });
+    await t.http.post(`/api/runs/${run.id}/cancel`).set('Authorization', viewer.auth).expect(403);
+    await t.http.post('/api/team/invites').set('Authorization', member.auth).send({ role: 'member' }).expect(403);
+
+    await t.http.get(`/api/runs/${run.id}`).set('Authorization', rival.auth).expect(404);
+    await t.http.get(`/api/runs/${run.id}/metrics`).set('Authorization', rival.auth).expect(404);
+    await t.http.post(`/api/runs/${run.id}/cancel`).set('Authorization', rival.auth).expect(404);
+    await t.http.delete(`/api/runs/${run.id}`).set('Authorization', rival.auth).expect(404);
+    expect((await t.http.get('/api/runs').set('Authorization', rival.auth).expect(200)).body.items).toEqual([]);
+
+    // a member may not delete another member's run; the team owner may
+    const other = await joinAs(t, owner, 'member', 'member2@lab.test');
+    await t.http.post(`/api/runs/${run.id}/cancel`).set('Authorization', other.auth).expect(202);
+    await t.http.delete(`/api/runs/${run.id}`).set('Authorization', other.auth).expect(403);
+    await t.http.delete(`/api/runs/${run.id}`).set('Authorization', owner.auth).expect(204);
+
+    // tokens: listed without their secret, revocable
+    const list = await t.http.get('/api/tokens').set('Authorization', member.auth).expect(200);
+    expect(list.body).toHaveLength(1);
+    expect(JSON.stringify(list.body)).not.toContain(member.token);
+    await t.http.delete(`/api/tokens/${list.body[0].id}`).set('Authorization', member.auth).expect(204);
+    await t.http.get('/api/runs').set('Authorization', member.auth).expect(401);
+    expect((await t.db.apiToken.findFirstOrThrow({ where: { id: list.body[0].id } })).tokenHash).not.toContain(member.token);
+
+    const members = await t.http.get('/api/team/members').set('Authorization', viewer.auth).expect(200);
+    expect(members.body.map((m: { role: string }) => m.role)).toEqual(['owner', 'viewer', 'member', 'member']);
+    await t.http.patch(`/api/team/members/${viewer.userId}`).set('Authorization', owner.auth).send({ role: 'member' }).expect(200);
+    await t.http.post('/api/runs').set('Authorization', viewer.auth).send({ preset: 'quick-cpu' }).expect(201);
+    await t.http.patch(`/api/team/members/${owner.userId}`).set('Authorization', owner.auth).send({ role: 'viewer' }).expect(409);
+  });
+
+  it('sends security headers and allows CORS only from the dashboard origin', async () => {
+    const res = await t.http.get('/health').set('Origin', WEB_ORIGIN).expect(200);
+    expect(res.headers['access-control-allow-origin']).toBe(WEB_ORIGIN);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toBeDefined();
+    expect(res.headers['x-powered-by']).toBeUndefined();
+    const evil = await t.http.get('/health').set('Origin', 'https://evil.example').expect(200);
+    expect(evil.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('login rate limit', () => {
+  let t: TestApi;
+  beforeAll(async () => {
+    t = await startTestApi();
+    await signupOwner(t);
+  });
+  afterAll(() => t.close());
+
+  it('answers 429 after 10 logins a minute from one address', async () => {
+    const codes: number[] = [];
+    for (let i = 0; i < 12; i++)
+      codes.push((await t.http.post('/api/auth/login').send({ email: 'owner@lab.test', password: 'wrong horse' })).status);
+    expect(codes.slice(0, 10).every((c) => c === 401)).toBe(true);
+    expect(codes.slice(10)).toEqual([429, 429]);
+    const res = await t.http.post('/api/auth/login').send({ email: 'owner@lab.test', password: 'correct horse' }).expect(429);
+    expect(res.body.error).toBe('too_many_requests');
+  });
+});

@@ -1,0 +1,215 @@
+import { insertTrajectories, storeCheckpointFile, upsertMetrics, type TurnInput } from '@starpo/db';
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { otherTeamUser, signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
+
+const turn = (index: number, reward: number, over: Partial<TurnInput> = {}): TurnInput => ({
+  index,
+  observation: `obs ${index}`,
+  snapshot: { env: 'sokoban', index },
+  rawReply: `<think>t${index}</think><answer>Up</answer>`,
+  think: `t${index}`,
+  answer: 'Up',
+  parsedActions: ['Up'],
+  validActions: ['Up'],
+  formatOk: true,
+  effectiveCount: 1,
+  reward,
+  done: false,
+  promptTokens: 20,
+  responseTokens: 8,
+  meanLogProb: -1,
+  meanEntropy: 0.5,
+  ...over,
+});
+
+describe('metrics, trajectories, checkpoints, workers and ingestion', () => {
+  let t: TestApi;
+  let owner: TestUser;
+  let runId: string;
+  const get = (path: string) => t.http.get(path).set('Authorization', owner.auth);
+  const post = (path: string, body?: object) => t.http.post(path).set('Authorization', owner.auth).send(body);
+  beforeAll(async () => {
+    t = await startTestApi();
+    owner = await signupOwner(t);
+    runId = (await post('/api/runs', { preset: 'quick-cpu', config: { env: { name: 'sokoban' } } }).expect(201)).body.id;
+    for (let step = 1; step <= 3; step++) {
+      await insertTrajectories(
+        t.db,
+        runId,
+        [0, 1].flatMap((group) =>
+          [0, 1].map((i) => ({
+            step,
+            split: 'train' as const,
+            group,
+            indexInGroup: i,
+            seed: step * 10 + group,
+            env: 'sokoban',
+            success: i === 1,
+            totalReward: i === 1 ? 10.5 : -0.3,
+            numActions: 3,
+            keptByFilter: group === 0,
+            flags: i === 1 && group === 1 ? ['think-answer-mismatch'] : [],
+            turns: [turn(0, -0.1), turn(1, i === 1 ? 10.6 : -0.2, { done: true })],
+          })),
+        ),
+      );
+    }
+  });
+  afterAll(() => t.close());
+
+  it('lists trajectories with filters and cursor pages, and replays one with all turns', async () => {
+    const all = await get(`/api/runs/${runId}/trajectories?limit=5`).expect(200);
+    expect(all.body.items).toHaveLength(5);
+    const rest = await get(`/api/runs/${runId}/trajectories?limit=50&cursor=${all.body.nextCursor}`).expect(200);
+    expect(rest.body.items).toHaveLength(7);
+    expect(rest.body.nextCursor).toBeNull();
+    const ids = new Set([...all.body.items, ...rest.body.items].map((x: { id: string }) => x.id));
+    expect(ids.size).toBe(12);
+
+    const wins = await get(`/api/runs/${runId}/trajectories?success=true&from=2&to=3&minReward=10`).expect(200);
+    expect(wins.body.items.map((x: { step: number; success: boolean }) => [x.step, x.success])).toEqual([
+      [2, true],
+      [2, true],
+      [3, true],
+      [3, true],
+    ]);
+    const flagged = await get(`/api/runs/${runId}/trajectories?flag=think-answer-mismatch&group=1`).expect(200);
+    expect(flagged.body.items).toHaveLength(3);
+
+    const one = await get(`/api/trajectories/${wins.body.items[0].id}`).expect(200);
+    expect(one.body.turns.map((u: { index: number; stateSnapshot: unknown }) => [u.index, u.stateSnapshot])).toEqual([
+      [0, { env: 'sokoban', index: 0 }],
+      [1, { env: 'sokoban', index: 1 }],
+    ]);
+    expect(one.body.turns[0]).toMatchObject({ rawReply: '<think>t0</think><answer>Up</answer>', think: 't0', answer: 'Up', reward: -0.1 });
+
+    await get(`/api/runs/${runId}/trajectories?success=maybe`).expect(400);
+    expect((await get(`/api/runs/${runId}/trajectories?cursor=zzz`).expect(400)).body.details[0].path).toBe('cursor');
+    await get('/api/trajectories/00000000-0000-0000-0000-000000000000').expect(404);
+    const rival = await otherTeamUser(t);
+    await t.http.get(`/api/trajectories/${one.body.id}`).set('Authorization', rival.auth).expect(404);
+  });
+
+  it('exports trajectories with their turns as JSONL', async () => {
+    const res = await get(`/api/runs/${runId}/trajectories.jsonl?split=train`)
+      .buffer(true)
+      .parse((r, cb) => {
+        let s = '';
+        r.on('data', (c: Buffer) => (s += c.toString()));
+        r.on('end', () => cb(null, s));
+      });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/application\/x-ndjson/);
+    const lines = (res.body as string)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(12);
+    expect(lines[0].turns).toHaveLength(2);
+    expect(lines.map((l: { step: number }) => l.step)).toEqual([1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]);
+  });
+
+  it('serves many runs’ metrics with downsampling that keeps extremes, and CSV', async () => {
+    const other = (await post('/api/runs', { preset: 'quick-cpu' }).expect(201)).body.id;
+    for (let s = 1; s <= 100; s++) {
+      await upsertMetrics(t.db, runId, s, { 'train/reward/mean': s === 37 ? 99 : Math.sin(s) });
+      if (s <= 10) await upsertMetrics(t.db, other, s, { 'train/reward/mean': s });
+    }
+    const res = await get(`/api/metrics?runs=${runId},${other}&keys=train/reward/mean&maxPoints=20`).expect(200);
+    const mine = res.body.find((s: { runId: string }) => s.runId === runId);
+    expect(mine.points.length).toBeLessThanOrEqual(20);
+    expect(mine.points.map((p: { value: number }) => p.value)).toContain(99);
+    expect(mine.points[0].step).toBe(1);
+    expect(mine.points.at(-1).step).toBe(100);
+    expect(res.body.find((s: { runId: string }) => s.runId === other).points).toHaveLength(10);
+
+    const ranged = await get(`/api/runs/${runId}/metrics?keys=train/reward/mean&from=10&to=19`).expect(200);
+    expect(ranged.body[0].points.map((p: { step: number }) => p.step)).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+
+    const csv = await get(`/api/runs/${other}/metrics?format=csv`).expect(200);
+    expect(csv.headers['content-type']).toMatch(/text\/csv/);
+    const lines = csv.text.trim().split('\n');
+    expect(lines[0]).toBe('run_id,key,step,value,time');
+    expect(lines).toHaveLength(11);
+    expect(lines[3]).toMatch(new RegExp(`^${other},train/reward/mean,3,3,`));
+
+    expect((await get('/api/metrics?keys=x').expect(400)).body.details[0].path).toBe('runs');
+    expect((await get(`/api/metrics?runs=${runId}&maxPoints=2`).expect(400)).body.details[0].path).toBe('maxPoints');
+    expect((await get(`/api/metrics?runs=nope`).expect(400)).body.details[0].path).toMatch(/^runs/);
+  });
+
+  it('lists checkpoints and streams a download whose sha256 matches', async () => {
+    const bytes = new Uint8Array(20_000).map((_, i) => (i * 7) % 251);
+    await storeCheckpointFile(t.db, runId, 2, 'policy.safetensors', bytes, 'safetensors');
+    const list = await get(`/api/runs/${runId}/checkpoints`).expect(200);
+    expect(list.body[0]).toMatchObject({ step: 2, kind: 'policy.safetensors', sizeBytes: 20_000 });
+    const dl = await get(`/api/checkpoints/${list.body[0].id}/download`)
+      .buffer(true)
+      .parse((r, cb) => {
+        const parts: Buffer[] = [];
+        r.on('data', (c: Buffer) => parts.push(c));
+        r.on('end', () => cb(null, Buffer.concat(parts)));
+      })
+      .expect(200);
+    const got = dl.body as Buffer;
+    expect(got.byteLength).toBe(20_000);
+    expect(createHash('sha256').update(got).digest('hex')).toBe(list.body[0].sha256);
+    expect(dl.headers['x-checksum-sha256']).toBe(list.body[0].sha256);
+    await get('/api/checkpoints/00000000-0000-0000-0000-000000000000/download').expect(404);
+  });
+
+  it('lists workers without naming another team’s run', async () => {
+    const rival = await otherTeamUser(t);
+    const theirRun = await t.db.run.create({
+      data: { teamId: rival.teamId, name: 'secret', config: {}, environment: 'bandit', algorithm: 'grpo', status: 'running' },
+    });
+    await t.db.worker.create({
+      data: { name: 'w1', host: 'h', backend: 'wasm', device: 'cpu', status: 'busy', currentRunId: theirRun.id },
+    });
+    await t.db.run.update({ where: { id: theirRun.id }, data: { workerId: (await t.db.worker.findFirstOrThrow()).id } });
+    const res = await get('/api/workers').expect(200);
+    expect(res.body[0]).toMatchObject({ name: 'w1', backend: 'wasm', status: 'busy', currentRun: { id: null, name: 'another team' } });
+    const theirs = await t.http.get('/api/workers').set('Authorization', rival.auth).expect(200);
+    expect(theirs.body[0].currentRun).toEqual({ id: theirRun.id, name: 'secret' });
+  });
+
+  it('ingests an external run’s metrics and trajectories idempotently, within limits', async () => {
+    const ext = (await post('/api/runs', { name: 'elsewhere', external: true, config: { env: { name: 'frozenlake' } } }).expect(201)).body;
+    expect(ext).toMatchObject({ kind: 'external', status: 'running' });
+    const points = Array.from({ length: 1000 }, (_, i) => ({
+      key: i % 2 ? 'train/success' : 'val/success',
+      step: Math.floor(i / 2),
+      value: i / 1000,
+    }));
+    expect((await post(`/api/runs/${ext.id}/ingest/metrics`, { points }).expect(200)).body).toEqual({ accepted: 1000 });
+    expect((await post(`/api/runs/${ext.id}/ingest/metrics`, { points }).expect(200)).body).toEqual({ accepted: 1000 }); // replayed
+    expect(await t.db.metricPoint.count({ where: { runId: ext.id } })).toBe(1000);
+    expect((await get(`/api/runs/${ext.id}`).expect(200)).body).toMatchObject({ currentStep: 499, latest: { 'train/success': 0.999 } });
+
+    const tooMany = await post(`/api/runs/${ext.id}/ingest/metrics`, { points: [...points, points[0]] }).expect(400);
+    expect(tooMany.body.details[0].path).toBe('points');
+    await post(`/api/runs/${ext.id}/ingest/metrics`, { points: [{ key: 'k', step: -1, value: 1 }] }).expect(400);
+    await post(`/api/runs/${ext.id}/ingest/metrics`, { points: [{ key: 'k', step: 1, value: 'x' }] }).expect(400);
+    await post(`/api/runs/${ext.id}/ingest/metrics`, { points: [{ key: 'k', step: 1, value: 1, extra: true }] }).expect(400);
+    await post(`/api/runs/${ext.id}/ingest/metrics`, {
+      points: Array.from({ length: 900 }, () => ({ key: 'k'.repeat(199), step: 1, value: 1, pad: 'x'.repeat(1000) })),
+    }).expect(413);
+    await post(`/api/runs/${runId}/ingest/metrics`, { points: [{ key: 'k', step: 1, value: 1 }] }).expect(409); // a worker's run
+
+    const traj = {
+      step: 3,
+      success: false,
+      turns: [{ observation: 'P_G', rawReply: 'garbage <answer>Left', reward: -0.1, formatOk: false }],
+    };
+    await post(`/api/runs/${ext.id}/ingest/trajectories`, { trajectories: [traj] }).expect(200);
+    await post(`/api/runs/${ext.id}/ingest/trajectories`, { trajectories: [traj] }).expect(200);
+    const stored = await get(`/api/runs/${ext.id}/trajectories`).expect(200);
+    expect(stored.body.items).toHaveLength(1);
+    const replay = await get(`/api/trajectories/${stored.body.items[0].id}`).expect(200);
+    expect(replay.body.turns[0]).toMatchObject({ rawReply: 'garbage <answer>Left', formatOk: false });
+
+    expect((await post(`/api/runs/${ext.id}/ingest/finish`, { status: 'succeeded' }).expect(200)).body.status).toBe('succeeded');
+    await post(`/api/runs/${ext.id}/ingest/metrics`, { points: [{ key: 'k', step: 1, value: 1 }] }).expect(409);
+  });
+});
