@@ -7,6 +7,8 @@ import { AuthGuard } from './auth/auth.guard.js';
 import { AuthService } from './auth/auth.service.js';
 import { DataController } from './data.controller.js';
 import { EnvsController } from './envs.controller.js';
+import { EventsGateway } from './events/events.gateway.js';
+import { PgListener } from './events/pg-listener.js';
 import { HealthController } from './health.controller.js';
 import { IngestService } from './ingest.service.js';
 import { MetricsService } from './metrics.service.js';
@@ -39,6 +41,8 @@ export class AppModule {
         MetricsService,
         TrajectoriesService,
         IngestService,
+        PgListener,
+        EventsGateway,
       ],
     };
   }

@@ -3,6 +3,8 @@ import { NestFactory } from '@nestjs/core';
 import cookieParser from 'cookie-parser';
 import helmet from 'helmet';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { IoAdapter } from '@nestjs/platform-socket.io';
+import type { ServerOptions } from 'socket.io';
 import { AppModule } from './app.module.js';
 import { ErrorsFilter } from './errors.filter.js';
 import type { ApiSettings } from './tokens.js';
@@ -21,8 +23,23 @@ export async function createApp(settings: ApiSettings, opts: { logger?: boolean 
   app.useBodyParser('json', { limit: BODY_LIMIT });
   const origins = settings.webOrigin.split(',').map((o) => o.trim());
   app.enableCors({ origin: (origin, cb) => cb(null, origin !== undefined && origins.includes(origin)), credentials: true });
+  app.useWebSocketAdapter(new CorsIoAdapter(app, origins));
   app.useGlobalFilters(new ErrorsFilter());
   app.enableShutdownHooks();
   app.disable('x-powered-by');
   return app;
+}
+
+/** socket.io with the same CORS rule as REST: only the dashboard's origin, with credentials. */
+class CorsIoAdapter extends IoAdapter {
+  constructor(
+    app: NestExpressApplication,
+    private readonly origins: string[],
+  ) {
+    super(app);
+  }
+
+  override createIOServer(port: number, options?: ServerOptions): ReturnType<IoAdapter['createIOServer']> {
+    return super.createIOServer(port, { ...options, cors: { origin: this.origins, credentials: true } } as ServerOptions);
+  }
 }

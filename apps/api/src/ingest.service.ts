@@ -1,6 +1,6 @@
 import { ConflictException, Inject, Injectable } from '@nestjs/common';
 import { finishRunSchema, ingestMetricsSchema, ingestTrajectoriesSchema } from '@starpo/contracts';
-import { insertTrajectories, upsertMetricPoints, type Db, type Run } from '@starpo/db';
+import { insertTrajectories, publishRunNotice, upsertMetricPoints, type Db, type Run } from '@starpo/db';
 import { DB } from './tokens.js';
 import { parseInput } from './validation.js';
 
@@ -19,6 +19,9 @@ export class IngestService {
     );
     const top = Math.max(...req.points.map((p) => p.step));
     await this.db.run.updateMany({ where: { id: run.id, currentStep: { lt: top } }, data: { currentStep: top } });
+    // live clients: one notice per step, at most the last 50 steps of a batch (older ones come by catch-up)
+    const steps = [...new Set(req.points.map((p) => p.step))].sort((a, b) => a - b).slice(-50);
+    for (const step of steps) await publishRunNotice(this.db, { run: run.id, type: 'metrics', step }).catch(() => {});
     return { accepted };
   }
 
@@ -59,6 +62,8 @@ export class IngestService {
         })),
       })),
     );
+    for (const step of new Set(req.trajectories.map((t) => t.step)))
+      await publishRunNotice(this.db, { run: run.id, type: 'trajectories', step }).catch(() => {});
     return { accepted };
   }
 

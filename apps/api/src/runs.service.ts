@@ -14,7 +14,7 @@ import {
   type RunConfig,
   type RunSummary,
 } from '@starpo/contracts';
-import type { Db, Prisma, Run } from '@starpo/db';
+import { publishRunNotice, type Db, type Prisma, type Run } from '@starpo/db';
 import type { Actor } from './auth/actor.js';
 import { DB } from './tokens.js';
 import { isUuid, parseInput } from './validation.js';
@@ -136,6 +136,7 @@ export class RunsService {
           : { cancelRequestedAt: new Date() };
       await this.db.run.updateMany({ where: { id, status: 'running' }, data });
     }
+    await this.notifyStatus(id);
     return this.get(actor, id);
   }
 
@@ -181,6 +182,7 @@ export class RunsService {
       },
     });
     if (res.count === 0) throw new ConflictException(`run ${id} is ${run.status}; only failed or cancelled runs resume`);
+    await this.notifyStatus(id);
     return this.get(actor, id);
   }
 
@@ -191,6 +193,11 @@ export class RunsService {
       throw new ForbiddenException('only the run owner or a team owner may delete it');
     if (run.status === 'running' && run.kind !== 'external') throw new ConflictException(`run ${id} is running; cancel it first`);
     await this.db.run.delete({ where: { id } });
+  }
+
+  /** Tell live clients (through every API instance) that the run's status changed. */
+  async notifyStatus(id: string): Promise<void> {
+    await publishRunNotice(this.db, { run: id, type: 'status' }).catch(() => {});
   }
 
   async detail(run: Run): Promise<RunDetail> {

@@ -1,4 +1,12 @@
-import { insertTrajectories, pgText, storeCheckpointFile, upsertMetrics, type Db, type TrajectoryInput } from '@starpo/db';
+import {
+  insertTrajectories,
+  pgText,
+  publishRunNotice,
+  storeCheckpointFile,
+  upsertMetrics,
+  type Db,
+  type TrajectoryInput,
+} from '@starpo/db';
 import { trajectoryRecord, type CheckpointPayload, type RunStatus, type Trajectory, type TrainSink } from '@starpo/trainer';
 
 const FINISHED: RunStatus[] = ['succeeded', 'failed', 'cancelled', 'stopped_early'];
@@ -24,10 +32,12 @@ export class DbSink implements TrainSink {
         ...(done ? { finishedAt: new Date() } : {}),
       },
     });
+    await this.notify({ type: 'status' });
   }
 
   async metrics(step: number, values: Record<string, number>): Promise<void> {
     await upsertMetrics(this.db, this.runId, step, values);
+    await this.notify({ type: 'metrics', step });
   }
 
   async trajectories(step: number, trajs: Trajectory[], kept: (t: Trajectory) => boolean | null): Promise<void> {
@@ -36,6 +46,7 @@ export class DbSink implements TrainSink {
       this.runId,
       trajs.map((t) => trajectoryRecord(step, t, kept(t)) as unknown as TrajectoryInput),
     );
+    await this.notify({ type: 'trajectories', step });
   }
 
   async checkpoint(p: CheckpointPayload): Promise<void> {
@@ -46,6 +57,12 @@ export class DbSink implements TrainSink {
   }
 
   async log(level: 'info' | 'warn' | 'error', message: string): Promise<void> {
-    await this.db.runLog.create({ data: { runId: this.runId, level, message: pgText(message) } });
+    const row = await this.db.runLog.create({ data: { runId: this.runId, level, message: pgText(message) } });
+    await this.notify({ type: 'log', id: String(row.id) });
+  }
+
+  /** Live events are best effort: the data is stored already, and clients catch up on reconnect. */
+  private async notify(n: { type: string; step?: number; id?: string }): Promise<void> {
+    await publishRunNotice(this.db, { run: this.runId, ...n }).catch(() => {});
   }
 }

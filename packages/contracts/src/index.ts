@@ -4,3 +4,4 @@ export * from './errors.js';
 export * from './build-config.js';
 export * from './envs-info.js';
 export * from './api.js';
+export * from './events.js';

@@ -7,3 +7,4 @@ export * from './queries/checkpoints.js';
 export * from './queries/runs.js';
 export * from './queries/trajectories.js';
 export * from './queries/pg-text.js';
+export * from './queries/events.js';

@@ -1,0 +1,120 @@
+import { Inject, Logger } from '@nestjs/common';
+import {
+  ConnectedSocket,
+  MessageBody,
+  SubscribeMessage,
+  WebSocketGateway,
+  WebSocketServer,
+  type OnGatewayConnection,
+} from '@nestjs/websockets';
+import { LIVE, type LogEvent, type MetricsEvent, type RunNotice, type StatusEvent, type TrajectoriesEvent } from '@starpo/contracts';
+import type { Db } from '@starpo/db';
+import { z } from 'zod';
+import type { Server, Socket } from 'socket.io';
+import type { Actor } from '../auth/actor.js';
+import { AuthService, SESSION_COOKIE } from '../auth/auth.service.js';
+import { DB } from '../tokens.js';
+import { PgListener } from './pg-listener.js';
+
+const subscribeSchema = z.object({ runId: z.string().uuid(), afterStep: z.number().int().min(-1).optional() }).strict();
+const room = (runId: string) => `run:${runId}`;
+
+/**
+ * socket.io gateway. A client authenticates with its session cookie or `auth: { token }`, then
+ * `subscribe`s to runs of its team; it gets a catch-up (status and metric points after its last
+ * step) and then live `status`, `metrics`, `trajectories` and `log` events for that run.
+ */
+@WebSocketGateway({ path: '/socket.io' })
+export class EventsGateway implements OnGatewayConnection {
+  @WebSocketServer() server!: Server;
+  private readonly logger = new Logger('gateway');
+
+  constructor(
+    @Inject(DB) private readonly db: Db,
+    @Inject(AuthService) private readonly auth: AuthService,
+    @Inject(PgListener) listener: PgListener,
+  ) {
+    listener.onNotice((n) => void this.forward(n).catch((e: Error) => this.logger.warn(`event for run ${n.run}: ${e.message}`)));
+  }
+
+  async handleConnection(socket: Socket): Promise<void> {
+    const token = typeof socket.handshake.auth?.token === 'string' ? (socket.handshake.auth.token as string) : undefined;
+    const cookie = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]+)`).exec(socket.handshake.headers.cookie ?? '')?.[1];
+    const actor = await this.auth.resolve(token, cookie ? decodeURIComponent(cookie) : undefined).catch(() => null);
+    if (!actor) {
+      socket.emit('error', { error: 'unauthorized', message: 'sign in or pass auth: { token }' });
+      socket.disconnect(true);
+      return;
+    }
+    (socket.data as { actor?: Actor }).actor = actor;
+  }
+
+  /** Ack: `{ ok: true, status, metrics: MetricsEvent[] }` or `{ ok: false, error, message }`. */
+  @SubscribeMessage('subscribe')
+  async subscribe(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown) {
+    const actor = (socket.data as { actor?: Actor }).actor;
+    if (!actor) return { ok: false, error: 'unauthorized', message: 'not signed in' };
+    const req = subscribeSchema.safeParse(body);
+    if (!req.success)
+      return { ok: false, error: 'bad_request', message: req.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') };
+    const run = await this.db.run.findFirst({ where: { id: req.data.runId, teamId: actor.teamId } });
+    if (!run) return { ok: false, error: 'not_found', message: `run ${req.data.runId} not found` };
+    await socket.join(room(run.id));
+    const points = await this.db.metricPoint.findMany({
+      where: { runId: run.id, step: { gt: req.data.afterStep ?? -1 } },
+      orderBy: [{ step: 'asc' }, { key: 'asc' }],
+    });
+    const byStep = new Map<number, Record<string, number>>();
+    for (const p of points) byStep.set(p.step, { ...byStep.get(p.step), [p.key]: p.value });
+    const metrics: MetricsEvent[] = [...byStep].map(([step, values]) => ({ runId: run.id, step, values }));
+    return { ok: true, status: await this.status(run.id), metrics };
+  }
+
+  @SubscribeMessage('unsubscribe')
+  async unsubscribe(@ConnectedSocket() socket: Socket, @MessageBody() body: { runId?: string }) {
+    if (typeof body?.runId === 'string') await socket.leave(room(body.runId));
+    return { ok: true };
+  }
+
+  private async forward(n: RunNotice): Promise<void> {
+    const to = this.server?.to(room(n.run));
+    if (!to || (this.server.sockets.adapter.rooms.get(room(n.run))?.size ?? 0) === 0) return;
+    if (n.type === 'metrics') {
+      const rows = await this.db.metricPoint.findMany({ where: { runId: n.run, step: n.step } });
+      const ev: MetricsEvent = { runId: n.run, step: n.step, values: Object.fromEntries(rows.map((r) => [r.key, r.value])) };
+      to.emit(LIVE.metrics, ev);
+    } else if (n.type === 'status') {
+      const ev = await this.status(n.run);
+      if (ev) to.emit(LIVE.status, ev);
+    } else if (n.type === 'trajectories') {
+      const rows = await this.db.trajectory.findMany({
+        where: { runId: n.run, step: n.step },
+        select: { success: true, totalReward: true },
+      });
+      const ev: TrajectoriesEvent = {
+        runId: n.run,
+        step: n.step,
+        count: rows.length,
+        successRate: rows.length ? rows.filter((r) => r.success).length / rows.length : 0,
+        meanReward: rows.length ? rows.reduce((s, r) => s + r.totalReward, 0) / rows.length : 0,
+      };
+      to.emit(LIVE.trajectories, ev);
+    } else if (n.type === 'log' && /^\d+$/.test(n.id)) {
+      const l = await this.db.runLog.findUnique({ where: { id: BigInt(n.id) } });
+      if (l) to.emit(LIVE.log, { runId: n.run, id: n.id, level: l.level, message: l.message, at: l.at.toISOString() } satisfies LogEvent);
+    }
+  }
+
+  private async status(runId: string): Promise<StatusEvent | null> {
+    const r = await this.db.run.findUnique({ where: { id: runId } });
+    if (!r) return null;
+    return {
+      runId,
+      status: r.status,
+      currentStep: r.currentStep,
+      totalSteps: r.totalSteps,
+      stopReason: r.stopReason,
+      cancelRequested: r.cancelRequestedAt !== null && r.status === 'running',
+    };
+  }
+}

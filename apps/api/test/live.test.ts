@@ -1,0 +1,90 @@
+import { publishRunNotice, upsertMetrics } from '@starpo/db';
+import type { AddressInfo } from 'node:net';
+import { io, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { otherTeamUser, signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
+
+type Ack = { ok: boolean; error?: string; status?: { status: string }; metrics?: { step: number; values: Record<string, number> }[] };
+
+describe('live events over socket.io', () => {
+  let t: TestApi;
+  let owner: TestUser;
+  let url: string;
+  const sockets: Socket[] = [];
+  const connect = (auth: object = {}, headers: Record<string, string> = {}) => {
+    const s = io(url, { auth, extraHeaders: headers, transports: ['websocket'], reconnection: false });
+    sockets.push(s);
+    return s;
+  };
+  const connected = (s: Socket) =>
+    new Promise<void>((res, rej) => (s.connected ? res() : (s.once('connect', () => res()), s.once('connect_error', rej))));
+  const workerWritesStep = async (runId: string, step: number, values: Record<string, number>) => {
+    await upsertMetrics(t.db, runId, step, values);
+    await publishRunNotice(t.db, { run: runId, type: 'metrics', step });
+  };
+
+  beforeAll(async () => {
+    t = await startTestApi();
+    await t.app.listen(0, '127.0.0.1');
+    url = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    owner = await signupOwner(t);
+  });
+  afterAll(async () => {
+    for (const s of sockets) s.disconnect();
+    await t.close();
+  });
+
+  it('delivers a subscribed run’s metrics and status live, and nothing of another team’s run', async () => {
+    const mine = (await t.http.post('/api/runs').set('Authorization', owner.auth).send({ preset: 'quick-cpu' }).expect(201)).body.id;
+    const rival = await otherTeamUser(t);
+    const theirs = await t.db.run.create({
+      data: { teamId: rival.teamId, name: 'x', config: {}, environment: 'bandit', algorithm: 'grpo' },
+    });
+
+    const me = connect({ token: owner.token });
+    const spy = connect({ token: rival.token });
+    await Promise.all([connected(me), connected(spy)]);
+    const ack = (await me.emitWithAck('subscribe', { runId: mine })) as Ack;
+    expect(ack).toMatchObject({ ok: true, status: { status: 'queued' }, metrics: [] });
+    expect(await spy.emitWithAck('subscribe', { runId: mine })).toMatchObject({ ok: false, error: 'not_found' });
+    expect(await spy.emitWithAck('subscribe', { runId: 'nope' })).toMatchObject({ ok: false, error: 'bad_request' });
+    await spy.emitWithAck('subscribe', { runId: theirs.id });
+
+    const leaked: unknown[] = [];
+    spy.on('metrics', (e) => leaked.push(e));
+    const got = new Promise<{ runId: string; step: number; values: Record<string, number> }>((r) => me.once('metrics', r));
+    await workerWritesStep(mine, 1, { 'train/success': 0.25, 'val/success': 0.5 });
+    expect(await got).toEqual({ runId: mine, step: 1, values: { 'train/success': 0.25, 'val/success': 0.5 } });
+
+    const status = new Promise<{ status: string }>((r) => me.once('status', r));
+    await t.http.post(`/api/runs/${mine}/cancel`).set('Authorization', owner.auth).expect(202);
+    expect(await status).toMatchObject({ runId: mine, status: 'cancelled' });
+
+    const mineAgain = new Promise((r) => me.once('metrics', r));
+    await workerWritesStep(theirs.id, 1, { 'train/success': 1 }); // the spy's own run: it hears that one
+    await workerWritesStep(mine, 2, { 'train/success': 0.5 });
+    await mineAgain;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(leaked.map((e) => (e as { runId: string }).runId)).toEqual([theirs.id]);
+  });
+
+  it('a reconnecting client catches up from the last step it saw', async () => {
+    const run = (await t.http.post('/api/runs').set('Authorization', owner.auth).send({ preset: 'quick-cpu' }).expect(201)).body.id;
+    for (let s = 1; s <= 5; s++) await upsertMetrics(t.db, run, s, { 'train/reward/mean': s });
+    const c = connect({}, { Cookie: owner.cookie }); // the dashboard's way: the session cookie
+    await connected(c);
+    const ack = (await c.emitWithAck('subscribe', { runId: run, afterStep: 3 })) as Ack;
+    expect(ack.metrics!.map((m) => [m.step, m.values['train/reward/mean']])).toEqual([
+      [4, 4],
+      [5, 5],
+    ]);
+  });
+
+  it('refuses a connection without credentials', async () => {
+    const anon = connect();
+    const err = await new Promise<{ error: string }>((r) => anon.once('error', r));
+    expect(err.error).toBe('unauthorized');
+    await new Promise((r) => (anon.connected ? anon.once('disconnect', r) : r(null)));
+    expect(anon.connected).toBe(false);
+  });
+});

@@ -1,0 +1,53 @@
+/**
+ * Live events. Workers publish small notices through Postgres NOTIFY on {@link EVENTS_CHANNEL};
+ * every API instance LISTENs, fetches the rest by id, and emits the socket.io events below to
+ * the room of the run. Clients `subscribe` with the last step they saw and get a catch-up first.
+ */
+export const EVENTS_CHANNEL = 'starpo_events';
+
+/** The NOTIFY payload (kept far below Postgres's 8 kB limit). */
+export type RunNotice =
+  | { run: string; type: 'status' }
+  | { run: string; type: 'metrics'; step: number }
+  | { run: string; type: 'trajectories'; step: number }
+  | { run: string; type: 'log'; id: string };
+
+export interface SubscribeRequest {
+  runId: string;
+  /** Catch up on metric points after this step (omit for the whole history). */
+  afterStep?: number;
+}
+
+export interface MetricsEvent {
+  runId: string;
+  step: number;
+  values: Record<string, number>;
+}
+
+export interface StatusEvent {
+  runId: string;
+  status: string;
+  currentStep: number;
+  totalSteps: number;
+  stopReason: string | null;
+  cancelRequested: boolean;
+}
+
+export interface TrajectoriesEvent {
+  runId: string;
+  step: number;
+  count: number;
+  successRate: number;
+  meanReward: number;
+}
+
+export interface LogEvent {
+  runId: string;
+  id: string;
+  level: string;
+  message: string;
+  at: string;
+}
+
+/** Server → client event names. */
+export const LIVE = { metrics: 'metrics', status: 'status', trajectories: 'trajectories', log: 'log' } as const;
