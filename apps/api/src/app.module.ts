@@ -1,7 +1,7 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { createDb, type Db } from '@starpo/db';
+import { createDb, RunQueue, type Db } from '@starpo/db';
 import { AuthController, TeamController, TokensController } from './auth/auth.controller.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { AuthService } from './auth/auth.service.js';
@@ -14,12 +14,16 @@ import { IngestService } from './ingest.service.js';
 import { MetricsService } from './metrics.service.js';
 import { RunsController } from './runs.controller.js';
 import { RunsService } from './runs.service.js';
-import { DB, SETTINGS, type ApiSettings } from './tokens.js';
+import { DB, QUEUE, SETTINGS, type ApiSettings } from './tokens.js';
 import { TrajectoriesService } from './trajectories.service.js';
 
 class DbLifecycle implements OnApplicationShutdown {
-  constructor(@Inject(DB) private readonly db: Db) {}
+  constructor(
+    @Inject(DB) private readonly db: Db,
+    @Inject(QUEUE) private readonly queue: RunQueue,
+  ) {}
   async onApplicationShutdown(): Promise<void> {
+    await this.queue.stop();
     await this.db.$disconnect();
   }
 }
@@ -34,6 +38,7 @@ export class AppModule {
       providers: [
         { provide: SETTINGS, useValue: settings },
         { provide: DB, useFactory: () => createDb(settings.databaseUrl) },
+        { provide: QUEUE, useFactory: () => new RunQueue(settings.databaseUrl).start() },
         DbLifecycle,
         AuthService,
         { provide: APP_GUARD, useClass: AuthGuard },

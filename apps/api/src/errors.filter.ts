@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, HttpException, HttpStatus, Logger, type ExceptionFilter } from '@nestjs/common';
 import { ValidationError } from '@starpo/contracts';
+import { isConnectionError } from '@starpo/db';
 import type { Response } from 'express';
 
 /** The one error shape of the API: `{ error, message, details }`. */
@@ -48,7 +49,7 @@ export class ErrorsFilter implements ExceptionFilter {
         },
       };
     }
-    if (isDatabaseDown(exception)) {
+    if (isConnectionError(exception)) {
       return { status: 503, body: { error: 'database_unavailable', message: 'the database is unreachable; retry shortly' } };
     }
     // body-parser errors (too large, malformed JSON) carry a status of their own.
@@ -58,14 +59,4 @@ export class ErrorsFilter implements ExceptionFilter {
     }
     return { status: HttpStatus.INTERNAL_SERVER_ERROR, body: { error: 'internal_error', message: 'internal server error' } };
   }
-}
-
-const DOWN =
-  /ECONNREFUSED|ECONNRESET|Can't reach database|DatabaseNotReachable|Connection terminated|connection timeout|terminating connection|the database system is (starting up|shutting down)/i;
-
-/** Connection-level failures (not query errors): the API answers 503 and recovers when the database returns. */
-function isDatabaseDown(e: unknown): boolean {
-  const x = e as { code?: string; message?: string; cause?: unknown };
-  if (['P1001', 'P1002', 'P1017', 'ECONNREFUSED', '57P01', '57P03'].includes(x?.code ?? '')) return true;
-  return DOWN.test(String(x?.message ?? '')) || (x?.cause !== undefined && x.cause !== e && isDatabaseDown(x.cause));
 }

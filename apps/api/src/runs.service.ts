@@ -14,9 +14,9 @@ import {
   type RunConfig,
   type RunSummary,
 } from '@starpo/contracts';
-import { publishRunNotice, type Db, type Prisma, type Run } from '@starpo/db';
+import { publishRunNotice, type Db, type Prisma, type Run, type RunQueue } from '@starpo/db';
 import type { Actor } from './auth/actor.js';
-import { DB } from './tokens.js';
+import { DB, QUEUE } from './tokens.js';
 import { isUuid, parseInput } from './validation.js';
 
 const SUMMARY_KEYS = ['train/success', 'val/success', 'train/reward/mean', 'rollout/in_group_reward_std', 'train/entropy'];
@@ -32,7 +32,10 @@ export type RunDetail = RunSummary & {
 
 @Injectable()
 export class RunsService {
-  constructor(@Inject(DB) private readonly db: Db) {}
+  constructor(
+    @Inject(DB) private readonly db: Db,
+    @Inject(QUEUE) private readonly queue: RunQueue,
+  ) {}
 
   async create(actor: Actor, body: unknown): Promise<RunDetail> {
     const req = parseInput(createRunSchema, body);
@@ -55,6 +58,7 @@ export class RunsService {
         needsGpu: config.model.device === 'gpu',
       },
     });
+    if (run.kind !== 'external') await this.dispatch(run);
     return this.detail(run);
   }
 
@@ -162,6 +166,7 @@ export class RunsService {
         clonedFromId: src.id,
       },
     });
+    await this.dispatch(run);
     return this.detail(run);
   }
 
@@ -182,6 +187,7 @@ export class RunsService {
       },
     });
     if (res.count === 0) throw new ConflictException(`run ${id} is ${run.status}; only failed or cancelled runs resume`);
+    await this.dispatch(run);
     await this.notifyStatus(id);
     return this.get(actor, id);
   }
@@ -193,6 +199,11 @@ export class RunsService {
       throw new ForbiddenException('only the run owner or a team owner may delete it');
     if (run.status === 'running' && run.kind !== 'external') throw new ConflictException(`run ${id} is running; cancel it first`);
     await this.db.run.delete({ where: { id } });
+  }
+
+  /** Announce a queued run to the workers. A lost dispatch is re-sent by the workers' sweep, so this never fails a request. */
+  private async dispatch(run: Run): Promise<void> {
+    await this.queue.dispatch(run.id, run.needsGpu).catch(() => {});
   }
 
   /** Tell live clients (through every API instance) that the run's status changed. */

@@ -1,5 +1,7 @@
 /** DI token for the Prisma client (`Db` from @starpo/db). */
 export const DB = Symbol('DB');
+/** DI token for the pg-boss run queue (RunQueue from @starpo/db). */
+export const QUEUE = Symbol('QUEUE');
 /** DI token for the runtime settings (ApiSettings). */
 export const SETTINGS = Symbol('SETTINGS');
 

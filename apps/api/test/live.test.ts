@@ -82,9 +82,8 @@ describe('live events over socket.io', () => {
 
   it('refuses a connection without credentials', async () => {
     const anon = connect();
-    const err = await new Promise<{ error: string }>((r) => anon.once('error', r));
-    expect(err.error).toBe('unauthorized');
-    await new Promise((r) => (anon.connected ? anon.once('disconnect', r) : r(null)));
+    const err = await new Promise<Error>((r) => anon.once('connect_error', r));
+    expect(err.message).toBe('unauthorized');
     expect(anon.connected).toBe(false);
   });
 });

@@ -131,6 +131,25 @@ describe('runs over REST', () => {
     expect(await t.db.metricPoint.count({ where: { runId: run.id } })).toBe(0);
   });
 
+  it('announces queued runs on the pg-boss queue, one waiting dispatch per run', async () => {
+    const run = (await post('/api/runs', { preset: 'quick-cpu' }).expect(201)).body;
+    const jobs = () =>
+      t.db.$queryRawUnsafe<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'runs' AND data->>'runId' = $1`,
+        run.id,
+      );
+    expect((await jobs())[0]!.n).toBe(1);
+    await post(`/api/runs/${run.id}/cancel`).expect(202);
+    await post(`/api/runs/${run.id}/resume`).expect(202); // still waiting: the duplicate is dropped
+    expect((await jobs())[0]!.n).toBe(1);
+    const ext = (await post('/api/runs', { preset: 'quick-cpu', external: true }).expect(201)).body;
+    const extJobs = await t.db.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM pgboss.job WHERE data->>'runId' = $1`,
+      ext.id,
+    );
+    expect(extJobs[0]!.n).toBe(0);
+  });
+
   it('serves metric series and the latest values in the run summary', async () => {
     const created = (await post('/api/runs', { preset: 'quick-cpu' }).expect(201)).body;
     await upsertMetrics(t.db, created.id, 1, { 'val/success': 0.25, 'train/success': 0.1 });

@@ -8,3 +8,5 @@ export * from './queries/runs.js';
 export * from './queries/trajectories.js';
 export * from './queries/pg-text.js';
 export * from './queries/events.js';
+export * from './queue.js';
+export * from './connection-errors.js';

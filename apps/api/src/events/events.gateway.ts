@@ -1,12 +1,5 @@
 import { Inject, Logger } from '@nestjs/common';
-import {
-  ConnectedSocket,
-  MessageBody,
-  SubscribeMessage,
-  WebSocketGateway,
-  WebSocketServer,
-  type OnGatewayConnection,
-} from '@nestjs/websockets';
+import { ConnectedSocket, MessageBody, SubscribeMessage, WebSocketGateway, WebSocketServer, type OnGatewayInit } from '@nestjs/websockets';
 import { LIVE, type LogEvent, type MetricsEvent, type RunNotice, type StatusEvent, type TrajectoriesEvent } from '@starpo/contracts';
 import type { Db } from '@starpo/db';
 import { z } from 'zod';
@@ -25,7 +18,7 @@ const room = (runId: string) => `run:${runId}`;
  * step) and then live `status`, `metrics`, `trajectories` and `log` events for that run.
  */
 @WebSocketGateway({ path: '/socket.io' })
-export class EventsGateway implements OnGatewayConnection {
+export class EventsGateway implements OnGatewayInit {
   @WebSocketServer() server!: Server;
   private readonly logger = new Logger('gateway');
 
@@ -37,16 +30,20 @@ export class EventsGateway implements OnGatewayConnection {
     listener.onNotice((n) => void this.forward(n).catch((e: Error) => this.logger.warn(`event for run ${n.run}: ${e.message}`)));
   }
 
-  async handleConnection(socket: Socket): Promise<void> {
-    const token = typeof socket.handshake.auth?.token === 'string' ? (socket.handshake.auth.token as string) : undefined;
-    const cookie = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]+)`).exec(socket.handshake.headers.cookie ?? '')?.[1];
-    const actor = await this.auth.resolve(token, cookie ? decodeURIComponent(cookie) : undefined).catch(() => null);
-    if (!actor) {
-      socket.emit('error', { error: 'unauthorized', message: 'sign in or pass auth: { token }' });
-      socket.disconnect(true);
-      return;
-    }
-    (socket.data as { actor?: Actor }).actor = actor;
+  /** Authenticate in the handshake, before the connection exists (a refused client gets connect_error "unauthorized"). */
+  afterInit(server: Server): void {
+    server.use((socket, next) => {
+      const token = typeof socket.handshake.auth?.token === 'string' ? (socket.handshake.auth.token as string) : undefined;
+      const cookie = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]+)`).exec(socket.handshake.headers.cookie ?? '')?.[1];
+      this.auth
+        .resolve(token, cookie ? decodeURIComponent(cookie) : undefined)
+        .then((actor) => {
+          if (!actor) return next(new Error('unauthorized'));
+          (socket.data as { actor?: Actor }).actor = actor;
+          next();
+        })
+        .catch(() => next(new Error('unavailable')));
+    });
   }
 
   /** Ack: `{ ok: true, status, metrics: MetricsEvent[] }` or `{ ok: false, error, message }`. */

@@ -27,3 +27,26 @@ export async function requeueStaleRuns(db: Db, staleAfterMs: number): Promise<st
   );
   return rows.map((r) => r.id);
 }
+
+/** Claim one specific queued run (after a queue dispatch named it); null if it is no longer queued or needs a GPU we lack. */
+export async function claimRun(db: Db, runId: string, workerId: string, hasGpu: boolean): Promise<Run | null> {
+  const rows = await db.$queryRawUnsafe<{ id: string }[]>(
+    `UPDATE runs SET status = 'running', worker_id = $1::uuid, heartbeat_at = now(), started_at = COALESCE(started_at, now()), updated_at = now()
+     WHERE id = $2::uuid AND status = 'queued' AND kind IN ('train', 'pretrain') AND (NOT needs_gpu OR $3)
+     RETURNING id`,
+    workerId,
+    runId,
+    hasGpu,
+  );
+  return rows[0] ? db.run.findUnique({ where: { id: rows[0].id } }) : null;
+}
+
+/** Queued runs (oldest first), for re-announcing dispatches that were lost. */
+export async function queuedRuns(db: Db, limit = 100): Promise<{ id: string; needsGpu: boolean }[]> {
+  return db.run.findMany({
+    where: { status: 'queued', kind: { in: ['train', 'pretrain'] } },
+    orderBy: { createdAt: 'asc' },
+    take: limit,
+    select: { id: true, needsGpu: true },
+  });
+}

@@ -1,0 +1,1 @@
+export { setupTestPostgres as default } from '@starpo/db/testing';

@@ -1,0 +1,32 @@
+const DOWN =
+  /ECONNREFUSED|ECONNRESET|Can't reach database|DatabaseNotReachable|Connection terminated|connection timeout|terminating connection|the database system is (starting up|shutting down)/i;
+
+/** A connection-level failure (the database is away), as opposed to a query error. */
+export function isConnectionError(e: unknown, depth = 0): boolean {
+  const x = e as { code?: string; message?: string; cause?: unknown };
+  if (['P1001', 'P1002', 'P1017', 'ECONNREFUSED', '57P01', '57P03'].includes(x?.code ?? '')) return true;
+  if (DOWN.test(String(x?.message ?? ''))) return true;
+  return depth < 5 && x?.cause !== undefined && isConnectionError(x.cause, depth + 1);
+}
+
+/**
+ * Run `fn`, retrying with exponential backoff while the database is unreachable (other errors
+ * are thrown at once). Gives up after `maxMs`.
+ */
+export async function retryWhileDown<T>(
+  fn: () => Promise<T>,
+  opts: { maxMs?: number; onRetry?: (e: Error, waitMs: number) => void } = {},
+): Promise<T> {
+  const deadline = Date.now() + (opts.maxMs ?? 10 * 60_000);
+  let wait = 250;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!isConnectionError(e) || Date.now() + wait > deadline) throw e;
+      opts.onRetry?.(e as Error, wait);
+      await new Promise((r) => setTimeout(r, wait));
+      wait = Math.min(wait * 2, 10_000);
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import PgBoss from 'pg-boss';
+
+/** Queues of run dispatches: GPU runs go to their own queue so only GPU workers take them. */
+export const RUN_QUEUES = { cpu: 'runs', gpu: 'runs-gpu' } as const;
+
+export interface RunJob {
+  jobId: string;
+  queue: string;
+  runId: string;
+}
+
+/**
+ * Run dispatch through pg-boss (a maintained Postgres job queue). A job only says "run X is
+ * queued"; the run row stays the source of truth, and a worker claims the row itself
+ * (`claimRun`), so a stale or duplicate job is harmless. The `short` policy keeps at most one
+ * waiting job per run.
+ */
+export class RunQueue {
+  private readonly boss: PgBoss;
+  private started = false;
+
+  constructor(databaseUrl: string, opts: { maintenance?: boolean } = {}) {
+    this.boss = new PgBoss({
+      connectionString: databaseUrl,
+      schema: 'pgboss',
+      max: 2,
+      supervise: opts.maintenance ?? false,
+      schedule: false,
+      migrate: true,
+    });
+    this.boss.on('error', () => {}); // connection blips: callers see failures on their own calls and retry
+  }
+
+  async start(): Promise<this> {
+    if (this.started) return this;
+    await this.boss.start();
+    for (const name of Object.values(RUN_QUEUES)) await this.boss.createQueue(name, { name, policy: 'short' });
+    this.started = true;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    await this.boss.stop({ graceful: false, wait: true });
+  }
+
+  /** Announce a queued run; returns false when a dispatch for it is already waiting. */
+  async dispatch(runId: string, needsGpu: boolean): Promise<boolean> {
+    const id = await this.boss.send(needsGpu ? RUN_QUEUES.gpu : RUN_QUEUES.cpu, { runId }, { singletonKey: runId, retryLimit: 0 });
+    return id !== null;
+  }
+
+  /** The next dispatch this worker may take (a GPU worker looks at the GPU queue first). */
+  async fetch(hasGpu: boolean): Promise<RunJob | null> {
+    for (const queue of hasGpu ? [RUN_QUEUES.gpu, RUN_QUEUES.cpu] : [RUN_QUEUES.cpu]) {
+      const [job] = await this.boss.fetch<{ runId: string }>(queue, { batchSize: 1 });
+      if (job) return { jobId: job.id, queue, runId: job.data.runId };
+    }
+    return null;
+  }
+
+  async complete(job: RunJob): Promise<void> {
+    await this.boss.complete(job.queue, job.jobId);
+  }
+}
