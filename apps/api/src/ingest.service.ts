@@ -19,9 +19,8 @@ export class IngestService {
     );
     const top = Math.max(...req.points.map((p) => p.step));
     await this.db.run.updateMany({ where: { id: run.id, currentStep: { lt: top } }, data: { currentStep: top } });
-    // live clients: one notice per step, at most the last 50 steps of a batch (older ones come by catch-up)
-    const steps = [...new Set(req.points.map((p) => p.step))].sort((a, b) => a - b).slice(-50);
-    for (const step of steps) await publishRunNotice(this.db, { run: run.id, type: 'metrics', step }).catch(() => {});
+    const from = Math.min(...req.points.map((p) => p.step));
+    await publishRunNotice(this.db, { run: run.id, type: 'metrics', step: top, ...(from < top ? { from } : {}) }).catch(() => {});
     return { accepted };
   }
 

@@ -4,22 +4,36 @@ import {
   publishRunNotice,
   retryWhileDown,
   storeCheckpointFile,
-  upsertMetrics,
+  upsertMetricPoints,
   type Db,
+  type MetricPointInput,
   type TrajectoryInput,
 } from '@starpo/db';
 import { trajectoryRecord, type CheckpointPayload, type RunStatus, type Trajectory, type TrainSink } from '@starpo/trainer';
 
 const FINISHED: RunStatus[] = ['succeeded', 'failed', 'cancelled', 'stopped_early'];
 
-/** The worker's sink: everything the trainer reports goes to Postgres. */
+/** Past this many buffered points, `metrics()` waits for the database (backpressure). */
+const MAX_BUFFERED_POINTS = 100_000;
+
+/**
+ * The worker's sink: everything the trainer reports goes to Postgres. Metric points are buffered
+ * and written by one background flusher in multi-row batches (whatever arrived while the last
+ * batch was in flight), so a slow or absent database never drops them; status, trajectories and
+ * checkpoints flush first, so a checkpoint never gets ahead of its step's metrics.
+ */
 export class DbSink implements TrainSink {
+  private buffer: MetricPointInput[] = [];
+  private flushing: Promise<void> | null = null;
+  private flushError: Error | null = null;
+
   constructor(
     private readonly db: Db,
     private readonly runId: string,
   ) {}
 
   async status(u: { status: RunStatus; step: number; totalSteps: number; stopReason?: string; error?: string }): Promise<void> {
+    await this.flush();
     const done = FINISHED.includes(u.status);
     await this.retry(() =>
       this.db.run.update({
@@ -39,17 +53,50 @@ export class DbSink implements TrainSink {
   }
 
   async metrics(step: number, values: Record<string, number>): Promise<void> {
-    await this.retry(() => upsertMetrics(this.db, this.runId, step, values));
-    await this.notify({ type: 'metrics', step });
+    if (this.flushError) throw this.flushError;
+    const time = new Date();
+    for (const [key, value] of Object.entries(values)) this.buffer.push({ key, step, value, time });
+    this.flushing ??= this.drain();
+    if (this.buffer.length > MAX_BUFFERED_POINTS) await this.flush();
+  }
+
+  /** Wait until every buffered point is stored (throws if the database stayed away too long). */
+  async flush(): Promise<void> {
+    while (this.flushing || this.buffer.length) await (this.flushing ??= this.drain());
+    if (this.flushError) throw this.flushError;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.buffer.length && !this.flushError) {
+        const batch = this.buffer;
+        this.buffer = [];
+        try {
+          await this.retry(() => upsertMetricPoints(this.db, this.runId, batch));
+        } catch (e) {
+          this.buffer = batch.concat(this.buffer); // keep them for the next try
+          this.flushError = e as Error;
+          break;
+        }
+        const steps = batch.map((p) => p.step);
+        const from = Math.min(...steps);
+        const to = Math.max(...steps);
+        await this.notify({ type: 'metrics', step: to, ...(from < to ? { from } : {}) });
+      }
+    } finally {
+      this.flushing = null;
+    }
   }
 
   async trajectories(step: number, trajs: Trajectory[], kept: (t: Trajectory) => boolean | null): Promise<void> {
+    await this.flush();
     const rows = trajs.map((t) => trajectoryRecord(step, t, kept(t)) as unknown as TrajectoryInput);
     await this.retry(() => insertTrajectories(this.db, this.runId, rows));
     await this.notify({ type: 'trajectories', step });
   }
 
   async checkpoint(p: CheckpointPayload): Promise<void> {
+    await this.flush();
     // state.json last: a checkpoint counts as complete once it is there
     const files = [...p.files.entries()].sort(([a], [b]) => (a === 'state.json' ? 1 : b === 'state.json' ? -1 : a < b ? -1 : 1));
     for (const [name, bytes] of files)
@@ -71,7 +118,7 @@ export class DbSink implements TrainSink {
   }
 
   /** Live events are best effort: the data is stored already, and clients catch up on reconnect. */
-  private async notify(n: { type: string; step?: number; id?: string }): Promise<void> {
+  private async notify(n: { type: string; step?: number; from?: number; id?: string }): Promise<void> {
     await publishRunNotice(this.db, { run: this.runId, ...n }).catch(() => {});
   }
 }

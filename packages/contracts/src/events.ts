@@ -8,7 +8,8 @@ export const EVENTS_CHANNEL = 'starpo_events';
 /** The NOTIFY payload (kept far below Postgres's 8 kB limit). */
 export type RunNotice =
   | { run: string; type: 'status' }
-  | { run: string; type: 'metrics'; step: number }
+  /** Metric points of steps `from`..`step` (just `step` when `from` is absent) were written. */
+  | { run: string; type: 'metrics'; step: number; from?: number }
   | { run: string; type: 'trajectories'; step: number }
   | { run: string; type: 'log'; id: string };
 

@@ -61,10 +61,7 @@ export class EventsGateway implements OnGatewayInit {
       where: { runId: run.id, step: { gt: req.data.afterStep ?? -1 } },
       orderBy: [{ step: 'asc' }, { key: 'asc' }],
     });
-    const byStep = new Map<number, Record<string, number>>();
-    for (const p of points) byStep.set(p.step, { ...byStep.get(p.step), [p.key]: p.value });
-    const metrics: MetricsEvent[] = [...byStep].map(([step, values]) => ({ runId: run.id, step, values }));
-    return { ok: true, status: await this.status(run.id), metrics };
+    return { ok: true, status: await this.status(run.id), metrics: byStep(run.id, points) };
   }
 
   @SubscribeMessage('unsubscribe')
@@ -77,9 +74,11 @@ export class EventsGateway implements OnGatewayInit {
     const to = this.server?.to(room(n.run));
     if (!to || (this.server.sockets.adapter.rooms.get(room(n.run))?.size ?? 0) === 0) return;
     if (n.type === 'metrics') {
-      const rows = await this.db.metricPoint.findMany({ where: { runId: n.run, step: n.step } });
-      const ev: MetricsEvent = { runId: n.run, step: n.step, values: Object.fromEntries(rows.map((r) => [r.key, r.value])) };
-      to.emit(LIVE.metrics, ev);
+      const rows = await this.db.metricPoint.findMany({
+        where: { runId: n.run, step: { gte: n.from ?? n.step, lte: n.step } },
+        orderBy: { step: 'asc' },
+      });
+      for (const ev of byStep(n.run, rows)) to.emit(LIVE.metrics, ev);
     } else if (n.type === 'status') {
       const ev = await this.status(n.run);
       if (ev) to.emit(LIVE.status, ev);
@@ -114,4 +113,15 @@ export class EventsGateway implements OnGatewayInit {
       cancelRequested: r.cancelRequestedAt !== null && r.status === 'running',
     };
   }
+}
+
+/** Step-ordered points → one event per step. */
+function byStep(runId: string, points: { step: number; key: string; value: number }[]): MetricsEvent[] {
+  const steps = new Map<number, Record<string, number>>();
+  for (const p of points) {
+    const values = steps.get(p.step) ?? {};
+    values[p.key] = p.value;
+    steps.set(p.step, values);
+  }
+  return [...steps].map(([step, values]) => ({ runId, step, values }));
 }

@@ -4,6 +4,9 @@ import type { Db } from '../client.js';
 export const EVENTS_CHANNEL = 'starpo_events';
 
 /** Publish a small notice to every API instance listening; receivers fetch details by id. */
-export async function publishRunNotice(db: Db, notice: { run: string; type: string; step?: number; id?: string }): Promise<void> {
+export async function publishRunNotice(
+  db: Db,
+  notice: { run: string; type: string; step?: number; from?: number; id?: string },
+): Promise<void> {
   await db.$executeRawUnsafe(`SELECT pg_notify($1, $2)`, EVENTS_CHANNEL, JSON.stringify(notice));
 }

@@ -19,24 +19,15 @@ export async function upsertMetricPoints(db: Db, runId: string, points: MetricPo
   if (!byId.size) return 0;
   const rows = [...byId.values()];
   const now = new Date();
-  const keys = rows.map((p) => pgText(p.key));
-  const steps = rows.map((p) => p.step);
-  const values = rows.map((p) => p.value);
+  // one round trip: the points upsert runs as a data-modifying CTE beside the summary upsert
   await db.$executeRawUnsafe(
-    `INSERT INTO metric_points (run_id, key, step, value, wall_time)
-     SELECT $1::uuid, k, s, v, t FROM unnest($2::text[], $3::int[], $4::float8[], $5::timestamptz[]) AS u(k, s, v, t)
-     ON CONFLICT (run_id, key, step) DO UPDATE SET value = EXCLUDED.value, wall_time = EXCLUDED.wall_time`,
-    runId,
-    keys,
-    steps,
-    values,
-    rows.map((p) => p.time ?? now),
-  );
-  await db.$executeRawUnsafe(
-    `INSERT INTO metric_summaries (run_id, key, step, value, max_value, min_value, updated_at)
+    `WITH input AS (SELECT * FROM unnest($2::text[], $3::int[], $4::float8[], $5::timestamptz[]) AS u(k, s, v, t)),
+     points AS (
+       INSERT INTO metric_points (run_id, key, step, value, wall_time) SELECT $1::uuid, k, s, v, t FROM input
+       ON CONFLICT (run_id, key, step) DO UPDATE SET value = EXCLUDED.value, wall_time = EXCLUDED.wall_time)
+     INSERT INTO metric_summaries (run_id, key, step, value, max_value, min_value, updated_at)
      SELECT $1::uuid, k, s, v, mx, mn, now() FROM (
-       SELECT DISTINCT ON (k) k, s, v, max(v) OVER (PARTITION BY k) AS mx, min(v) OVER (PARTITION BY k) AS mn
-       FROM unnest($2::text[], $3::int[], $4::float8[]) AS u(k, s, v) ORDER BY k, s DESC) b
+       SELECT DISTINCT ON (k) k, s, v, max(v) OVER (PARTITION BY k) AS mx, min(v) OVER (PARTITION BY k) AS mn FROM input ORDER BY k, s DESC) b
      ON CONFLICT (run_id, key) DO UPDATE SET
        step = CASE WHEN EXCLUDED.step >= metric_summaries.step THEN EXCLUDED.step ELSE metric_summaries.step END,
        value = CASE WHEN EXCLUDED.step >= metric_summaries.step THEN EXCLUDED.value ELSE metric_summaries.value END,
@@ -44,9 +35,10 @@ export async function upsertMetricPoints(db: Db, runId: string, points: MetricPo
        min_value = LEAST(metric_summaries.min_value, EXCLUDED.min_value),
        updated_at = now()`,
     runId,
-    keys,
-    steps,
-    values,
+    rows.map((p) => pgText(p.key)),
+    rows.map((p) => p.step),
+    rows.map((p) => p.value),
+    rows.map((p) => p.time ?? now),
   );
   return rows.length;
 }
