@@ -6,6 +6,7 @@ import { AuthController, TeamController, TokensController } from './auth/auth.co
 import { AuthGuard } from './auth/auth.guard.js';
 import { AuthService } from './auth/auth.service.js';
 import { DataController } from './data.controller.js';
+import { DocsController } from './docs.controller.js';
 import { EnvsController } from './envs.controller.js';
 import { EventsGateway } from './events/events.gateway.js';
 import { PgListener } from './events/pg-listener.js';
@@ -34,7 +35,16 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [ThrottlerModule.forRoot([{ name: 'default', ttl: 60_000, limit: settings.authRateLimit ?? 20 }])],
-      controllers: [HealthController, EnvsController, AuthController, TeamController, TokensController, RunsController, DataController],
+      controllers: [
+        HealthController,
+        EnvsController,
+        AuthController,
+        TeamController,
+        TokensController,
+        RunsController,
+        DataController,
+        DocsController,
+      ],
       providers: [
         { provide: SETTINGS, useValue: settings },
         { provide: DB, useFactory: () => createDb(settings.databaseUrl) },

@@ -2,6 +2,9 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import cookieParser from 'cookie-parser';
 import helmet from 'helmet';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import express from 'express';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import type { ServerOptions } from 'socket.io';
@@ -20,6 +23,7 @@ export async function createApp(settings: ApiSettings, opts: { logger?: boolean 
   });
   app.use(helmet());
   app.use(cookieParser());
+  app.use('/api/docs/assets', express.static(swaggerUiDir(), { index: false, maxAge: '1d' }));
   app.useBodyParser('json', { limit: BODY_LIMIT });
   const origins = settings.webOrigin.split(',').map((o) => o.trim());
   app.enableCors({ origin: (origin, cb) => cb(null, origin !== undefined && origins.includes(origin)), credentials: true });
@@ -42,4 +46,8 @@ class CorsIoAdapter extends IoAdapter {
   override createIOServer(port: number, options?: ServerOptions): ReturnType<IoAdapter['createIOServer']> {
     return super.createIOServer(port, { ...options, cors: { origin: this.origins, credentials: true } } as ServerOptions);
   }
+}
+
+function swaggerUiDir(): string {
+  return path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 }

@@ -47,6 +47,22 @@ describe('API basics', () => {
     const res = await request(app.getHttpServer()).get('/nope').expect(404);
     expect(res.body).toMatchObject({ error: 'not_found' });
   });
+  it('serves an OpenAPI document built from the shared contracts, and Swagger UI', async () => {
+    const doc = (await request(app.getHttpServer()).get('/api/openapi.json').expect(200)).body;
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/runs', '/api/runs/{id}/ingest/metrics', '/api/trajectories/{id}']),
+    );
+    const create = doc.paths['/api/runs'].post.requestBody.content['application/json'].schema;
+    expect(create.properties).toHaveProperty('preset');
+    expect(doc.paths['/api/runs'].get.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['status', 'cursor', 'limit']),
+    );
+    const page = await request(app.getHttpServer()).get('/api/docs').expect(200);
+    expect(page.text).toContain('swagger-ui-bundle.js');
+    await request(app.getHttpServer()).get('/api/docs/assets/swagger-ui-bundle.js').expect(200);
+    await request(app.getHttpServer()).get('/api/docs/init.js').expect(200);
+  });
 });
 
 describe('/health on a database with pending migrations', () => {
