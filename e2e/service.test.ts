@@ -184,6 +184,38 @@ describe('API + real worker processes on one Postgres', () => {
     for (const t of trajs as { step: number }[]) perStep.set(t.step, (perStep.get(t.step) ?? 0) + 1);
     expect([...perStep.entries()].sort((a, b) => a[0] - b[0])).toEqual(Array.from({ length: 10 }, (_, i) => [i + 1, 8]));
   });
+
+  it('a queued pretrain job registers a base model that a training run then starts from', async () => {
+    const job = (
+      await http()
+        .post('/api/base-models')
+        .set('Authorization', auth)
+        .send({ name: 'bandit-nano', env: 'bandit', size: 'nano', dialogues: 24, epochs: 1, valSize: 4 })
+        .expect(202)
+    ).body;
+    expect(job).toMatchObject({ kind: 'pretrain', status: 'queued' });
+    await http().post('/api/base-models').set('Authorization', auth).send({ name: 'bandit-nano', env: 'bandit' }).expect(409);
+    expect(
+      (await http().post('/api/base-models').set('Authorization', auth).send({ name: 'x y', env: 'chess' }).expect(400)).body.details
+        .map((d: { path: string }) => d.path)
+        .sort(),
+    ).toEqual(['env', 'name']);
+    await untilStatus(job.id, ['succeeded'], 150_000);
+    const models = (await http().get('/api/base-models').set('Authorization', auth).expect(200)).body;
+    const mine = models.find((m: { name: string }) => m.name === 'bandit-nano');
+    expect(mine).toMatchObject({ source: 'pretrain' });
+    expect(mine.metrics.formatRate).toBeGreaterThanOrEqual(0);
+
+    const spec = small(2);
+    const created = (
+      await http()
+        .post('/api/runs')
+        .set('Authorization', auth)
+        .send({ ...spec, name: 'from-base', config: { ...spec.config, model: { base: 'bandit-nano' } } })
+        .expect(201)
+    ).body;
+    expect(await untilStatus(created.id, ['succeeded', 'failed'])).toMatchObject({ status: 'succeeded', currentStep: 2 });
+  });
 });
 
 function binary(res: NodeJS.ReadableStream, cb: (err: Error | null, body: Buffer) => void): void {

@@ -1,8 +1,9 @@
-import { Controller, Get, Inject, NotFoundException, Param, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Query, Res } from '@nestjs/common';
 import { streamCheckpointFile, type Db } from '@starpo/db';
 import type { Response } from 'express';
-import { CurrentActor, type Actor } from './auth/actor.js';
+import { CurrentActor, MinRole, type Actor } from './auth/actor.js';
 import { MetricsService, seriesCsv } from './metrics.service.js';
+import { RunsService, type RunDetail } from './runs.service.js';
 import { DB } from './tokens.js';
 import { TrajectoriesService } from './trajectories.service.js';
 import { isUuid } from './validation.js';
@@ -14,6 +15,7 @@ export class DataController {
     @Inject(MetricsService) private readonly metrics: MetricsService,
     @Inject(TrajectoriesService) private readonly trajectories: TrajectoriesService,
     @Inject(DB) private readonly db: Db,
+    @Inject(RunsService) private readonly runs: RunsService,
   ) {}
 
   /** `?runs=a,b&keys=x,y&from=&to=&maxPoints=&format=csv` — for comparing runs. */
@@ -73,6 +75,14 @@ export class DataController {
         startedAt: w.startedAt.toISOString(),
       };
     });
+  }
+
+  /** 202: a pretrain job is queued; the base model appears in the list when it succeeds. */
+  @MinRole('member')
+  @Post('base-models')
+  @HttpCode(202)
+  createBaseModel(@CurrentActor() a: Actor, @Body() body: unknown): Promise<RunDetail> {
+    return this.runs.createPretrain(a, body);
   }
 
   @Get('base-models')

@@ -1,5 +1,6 @@
 import {
   cloneRunSchema,
+  createBaseModelSchema,
   createInviteSchema,
   createRunSchema,
   createTokenSchema,
@@ -180,7 +181,16 @@ const OPS: Op[] = [
     role: 'member',
   },
   { method: 'get', path: '/api/workers', tag: 'system', summary: 'Workers with backend, device, status, current run, heartbeat' },
-  { method: 'get', path: '/api/base-models', tag: 'system', summary: 'Base models the team can train from' },
+  { method: 'get', path: '/api/base-models', tag: 'base models', summary: 'Base models the team can train from' },
+  {
+    method: 'post',
+    path: '/api/base-models',
+    tag: 'base models',
+    summary: 'Queue a pretrain job that registers a base model',
+    body: createBaseModelSchema,
+    role: 'member',
+    status: 202,
+  },
 ];
 
 const ERROR = {

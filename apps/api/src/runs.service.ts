@@ -3,6 +3,7 @@ import {
   PRESETS,
   buildRunConfig,
   cloneRunSchema,
+  createBaseModelSchema,
   createRunSchema,
   isPresetName,
   listRunsQuerySchema,
@@ -59,6 +60,30 @@ export class RunsService {
       },
     });
     if (run.kind !== 'external') await this.dispatch(run);
+    return this.detail(run);
+  }
+
+  /** Queue a pretrain job that produces a base model named `name` for the team (409 if the name is taken). */
+  async createPretrain(actor: Actor, body: unknown): Promise<RunDetail> {
+    const req = parseInput(createBaseModelSchema, body);
+    const taken =
+      (await this.db.baseModel.findFirst({ where: { teamId: actor.teamId, name: req.name } })) ??
+      (await this.db.run.findFirst({
+        where: { teamId: actor.teamId, kind: 'pretrain', name: `pretrain ${req.name}`, status: { in: ['queued', 'running'] } },
+      }));
+    if (taken) throw new ConflictException(`a base model named "${req.name}" exists or is being pretrained`);
+    const run = await this.db.run.create({
+      data: {
+        teamId: actor.teamId,
+        ownerId: actor.userId,
+        kind: 'pretrain',
+        name: `pretrain ${req.name}`,
+        config: { pretrain: req },
+        environment: req.env,
+        algorithm: 'sft',
+      },
+    });
+    await this.dispatch(run);
     return this.detail(run);
   }
 

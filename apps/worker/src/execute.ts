@@ -2,6 +2,7 @@ import { latestCheckpointFiles, type Db, type Run } from '@starpo/db';
 import { runConfigSchema } from '@starpo/contracts';
 import { loadBaseModel, train, type TrainResult } from '@starpo/trainer';
 import { DbSink } from './db-sink.js';
+import { executePretrain, materializeBaseModel } from './pretrain-job.js';
 
 export const USER_CANCEL = 'cancelled by user';
 
@@ -17,6 +18,7 @@ export async function executeRun(
   log: (msg: string) => void,
   opts: { cancelPollMs?: number } = {},
 ): Promise<TrainResult> {
+  if (run.kind === 'pretrain') return executePretrain(db, run, log);
   const sink = new DbSink(db, run.id);
   const stop = new AbortController();
   const onOuter = () => stop.abort(typeof signal.reason === 'string' ? signal.reason : 'worker shutting down');
@@ -36,7 +38,13 @@ export async function executeRun(
   try {
     const config = runConfigSchema.parse(run.config);
     const ckpt = await latestCheckpointFiles(db, run.id);
-    const base = loadBaseModel(config.model.base, config.training.seed);
+    const stored = await materializeBaseModel(db, run.teamId, config.model.base);
+    let base;
+    try {
+      base = loadBaseModel(config.model.base, config.training.seed, () => stored?.dir);
+    } finally {
+      stored?.cleanup(); // the weights are in memory now
+    }
     log(
       `run ${run.id} (${run.name}): ${config.env.name}, ${config.algorithm.advEstimator}, ${config.training.steps} steps${ckpt ? `, resuming from step ${ckpt.step}` : ''}`,
     );

@@ -238,3 +238,24 @@ export const ingestTrajectoriesSchema = z
 export const finishRunSchema = z
   .object({ status: z.enum(['succeeded', 'failed', 'stopped_early']), stopReason: z.string().max(500).optional() })
   .strict();
+
+/** POST /api/base-models: queue a warm-start pretrain job (the worker stores the model and registers it). */
+export const createBaseModelSchema = z
+  .object({
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .regex(/^[\w.-]+$/, 'letters, digits, _ . - only'),
+    env: z.enum(['sokoban', 'frozenlake', 'bandit', 'mixed']),
+    size: z.enum(['nano', 'tiny', 'small']).default('tiny'),
+    dialogues: z.number().int().min(10).max(20_000).default(1200),
+    epochs: z.number().int().min(1).max(20).default(2),
+    lr: z.number().positive().max(0.1).default(4e-3),
+    randomShare: z.number().min(0).max(1).default(0.15),
+    valSize: z.number().int().min(1).max(1000).default(64),
+    seed: z.number().int().min(0).default(0),
+  })
+  .strict();
+export type CreateBaseModelRequest = z.infer<typeof createBaseModelSchema>;
