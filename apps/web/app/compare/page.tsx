@@ -1,0 +1,83 @@
+'use client';
+import { configDiff } from '@starpo/contracts';
+import { useSearchParams } from 'next/navigation';
+import { Suspense, useEffect, useMemo, useState } from 'react';
+import { RunCharts } from '../../components/RunCharts';
+import { useApi } from '../../lib/api';
+
+type Run = { id: string; name: string; status: string; config: Record<string, unknown> };
+
+function Compare() {
+  const params = useSearchParams();
+  const { call } = useApi();
+  const ids = useMemo(() => (params.get('runs') ?? '').split(',').filter(Boolean), [params]);
+  const [runs, setRuns] = useState<Run[]>([]);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    Promise.all(ids.map((id) => call<Run>('GET', `/api/runs/${id}`)))
+      .then(setRuns)
+      .catch((e: Error) => setError(e.message));
+  }, [call, ids]);
+  /** Every config path where some run differs from the first. */
+  const diffs = useMemo(() => {
+    if (runs.length < 2) return [];
+    const paths = new Set(runs.slice(1).flatMap((r) => configDiff(r.config, runs[0]!.config).map((d) => d.path)));
+    const get = (o: unknown, p: string) =>
+      p.split('.').reduce<unknown>((n, k) => (n && typeof n === 'object' ? (n as Record<string, unknown>)[k] : undefined), o);
+    return [...paths].sort().map((p) => ({ path: p, values: runs.map((r) => get(r.config, p)) }));
+  }, [runs]);
+
+  if (ids.length < 2)
+    return (
+      <div className="panel empty">
+        Select two or more runs on the <a href="/">runs page</a> to compare them.
+      </div>
+    );
+  if (error) return <p className="error">{error}</p>;
+  if (runs.length !== ids.length) return <p className="muted">Loading…</p>;
+  return (
+    <div>
+      <h1>Compare {runs.length} runs</h1>
+      <div className="panel">
+        <h3>Config differences</h3>
+        {diffs.length ? (
+          <table data-testid="config-diff">
+            <thead>
+              <tr>
+                <th>setting</th>
+                {runs.map((r) => (
+                  <th key={r.id}>
+                    <a href={`/runs/${r.id}`}>{r.name}</a>
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {diffs.map((d) => (
+                <tr key={d.path}>
+                  <td>
+                    <code>{d.path}</code>
+                  </td>
+                  {d.values.map((v, i) => (
+                    <td key={i}>{JSON.stringify(v)}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : (
+          <p className="muted">Same config.</p>
+        )}
+      </div>
+      <RunCharts runs={runs.map((r) => ({ id: r.id, label: r.name }))} />
+    </div>
+  );
+}
+
+export default function ComparePage() {
+  return (
+    <Suspense>
+      <Compare />
+    </Suspense>
+  );
+}

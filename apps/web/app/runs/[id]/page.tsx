@@ -1,0 +1,264 @@
+'use client';
+import { configDiff, PRESETS, buildRunConfig, type LogEvent, type StatusEvent } from '@starpo/contracts';
+import { useParams, useRouter } from 'next/navigation';
+import { useEffect, useMemo, useState } from 'react';
+import { duration, pct, when } from '../../../components/format';
+import { RunCharts } from '../../../components/RunCharts';
+import { Progress, StatusBadge } from '../../../components/StatusBadge';
+import { TrajectoriesTab } from '../../../components/TrajectoriesTab';
+import { useApi, useGet } from '../../../lib/api';
+
+interface RunDetail {
+  id: string;
+  name: string;
+  kind: string;
+  status: string;
+  cancelRequested: boolean;
+  stopReason: string | null;
+  error: string | null;
+  environment: string;
+  algorithm: string;
+  preset: string | null;
+  tags: string[];
+  notes: string;
+  currentStep: number;
+  totalSteps: number;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  bestValSuccess: number | null;
+  latest: Record<string, number>;
+  config: Record<string, unknown>;
+  resumeCount: number;
+}
+type Tab = 'charts' | 'trajectories' | 'config' | 'checkpoints' | 'logs';
+
+export default function RunPage() {
+  const { id } = useParams<{ id: string }>();
+  const { call, socket, base } = useApi();
+  const router = useRouter();
+  const { data: run, error, reload } = useGet<RunDetail>(`/api/runs/${id}`);
+  const [tab, setTab] = useState<Tab>('charts');
+  const [actionError, setActionError] = useState('');
+
+  useEffect(() => {
+    const s = socket();
+    const onStatus = (ev: StatusEvent) => ev.runId === id && reload();
+    s.on('status', onStatus);
+    const sub = () => void s.emitWithAck('subscribe', { runId: id, afterStep: 1e9 }).catch(() => {});
+    s.on('connect', sub);
+    if (s.connected) sub();
+    const t = setInterval(reload, 10_000); // progress and heartbeat-driven changes
+    return () => {
+      s.off('status', onStatus);
+      s.off('connect', sub);
+      clearInterval(t);
+    };
+  }, [id, socket]);
+
+  async function act(path: string, method = 'POST') {
+    setActionError('');
+    try {
+      await call(method, path);
+      reload();
+    } catch (e) {
+      setActionError((e as Error).message);
+    }
+  }
+
+  if (error)
+    return (
+      <div className="panel error">{error.status === 404 ? 'This run does not exist or belongs to another team.' : error.message}</div>
+    );
+  if (!run) return <p className="muted">Loading…</p>;
+  const finished = ['succeeded', 'failed', 'cancelled', 'stopped_early'].includes(run.status);
+  const eta =
+    run.status === 'running' && run.startedAt && run.currentStep > 0
+      ? duration(
+          new Date().toISOString(),
+          new Date(
+            Date.now() + ((Date.now() - Date.parse(run.startedAt)) / run.currentStep) * (run.totalSteps - run.currentStep),
+          ).toISOString(),
+        )
+      : null;
+
+  return (
+    <div>
+      <div className="toolbar">
+        <h1 data-testid="run-name">{run.name}</h1>
+        <StatusBadge status={run.status} cancelRequested={run.cancelRequested} />
+        <span className="spacer" />
+        {!finished ? (
+          <button onClick={() => act(`/api/runs/${id}/cancel`)} data-testid="cancel">
+            Cancel
+          </button>
+        ) : null}
+        {['failed', 'cancelled'].includes(run.status) && run.kind === 'train' ? (
+          <button onClick={() => act(`/api/runs/${id}/resume`)}>Resume</button>
+        ) : null}
+        <a className="button" href={`/runs/new?from=${id}`}>
+          Clone
+        </a>
+        <button
+          className="danger"
+          onClick={async () => {
+            if (!window.confirm(`Delete run "${run.name}" and all its metrics, trajectories and checkpoints?`)) return;
+            try {
+              await call('DELETE', `/api/runs/${id}`);
+              router.push('/');
+            } catch (e) {
+              setActionError((e as Error).message);
+            }
+          }}
+        >
+          Delete
+        </button>
+      </div>
+      {actionError ? <p className="error">{actionError}</p> : null}
+      <div className="panel facts">
+        <span>
+          <b>Progress</b> <Progress step={run.currentStep} total={run.totalSteps} />
+        </span>
+        <span>
+          <b>Env</b> {run.environment}
+        </span>
+        <span>
+          <b>Algorithm</b> {run.preset ?? 'custom'} / {run.algorithm}
+        </span>
+        <span>
+          <b>Started</b> {when(run.startedAt)}
+        </span>
+        <span>
+          <b>Duration</b> {duration(run.startedAt, run.finishedAt)}
+        </span>
+        {eta ? (
+          <span>
+            <b>ETA</b> {eta}
+          </span>
+        ) : null}
+        <span>
+          <b>Best val success</b> {pct(run.bestValSuccess)}
+        </span>
+        {run.stopReason ? (
+          <span data-testid="stop-reason">
+            <b>Stop reason</b> {run.stopReason}
+          </span>
+        ) : null}
+        {run.resumeCount ? (
+          <span>
+            <b>Resumed</b> {run.resumeCount}×
+          </span>
+        ) : null}
+      </div>
+      {run.error ? <pre className="panel error">{run.error}</pre> : null}
+      <nav className="tabs" role="tablist">
+        {(['charts', 'trajectories', 'config', 'checkpoints', 'logs'] as Tab[]).map((t) => (
+          <button key={t} role="tab" aria-selected={tab === t} className={tab === t ? 'active' : ''} onClick={() => setTab(t)}>
+            {t}
+          </button>
+        ))}
+      </nav>
+      {tab === 'charts' ? <RunCharts runs={[{ id, label: run.name }]} live={!finished} /> : null}
+      {tab === 'trajectories' ? <TrajectoriesTab runId={id} /> : null}
+      {tab === 'config' ? <ConfigTab config={run.config} preset={run.preset} /> : null}
+      {tab === 'checkpoints' ? <CheckpointsTab runId={id} base={base} /> : null}
+      {tab === 'logs' ? <LogsTab runId={id} /> : null}
+    </div>
+  );
+}
+
+function ConfigTab({ config, preset }: { config: Record<string, unknown>; preset: string | null }) {
+  const diff = useMemo(() => {
+    try {
+      return configDiff(config, buildRunConfig(preset && preset in PRESETS ? preset : undefined, { env: config.env as never }));
+    } catch {
+      return [];
+    }
+  }, [config, preset]);
+  return (
+    <div className="row">
+      <div className="panel">
+        <h3>Differences from {preset ?? 'the defaults'}</h3>
+        {diff.length ? (
+          <table>
+            <tbody>
+              {diff.map((d) => (
+                <tr key={d.path}>
+                  <td>
+                    <code>{d.path}</code>
+                  </td>
+                  <td>{JSON.stringify(d.value)}</td>
+                  <td className="muted">{JSON.stringify(d.reference)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : (
+          <p className="muted">none</p>
+        )}
+      </div>
+      <pre className="panel config grow">{JSON.stringify(config, null, 2)}</pre>
+    </div>
+  );
+}
+
+function CheckpointsTab({ runId, base }: { runId: string; base: string }) {
+  const { data, error } = useGet<{ id: string; step: number; kind: string; sizeBytes: number; sha256: string; createdAt: string }[]>(
+    `/api/runs/${runId}/checkpoints`,
+  );
+  if (error) return <p className="error">{error.message}</p>;
+  if (!data) return <p className="muted">Loading…</p>;
+  if (!data.length) return <div className="panel empty">No checkpoints yet.</div>;
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th>Step</th>
+          <th>File</th>
+          <th>Size</th>
+          <th>sha256</th>
+          <th>Saved</th>
+        </tr>
+      </thead>
+      <tbody>
+        {data.map((c) => (
+          <tr key={c.id}>
+            <td>{c.step}</td>
+            <td>
+              <a href={`${base}/api/checkpoints/${c.id}/download`}>{c.kind}</a>
+            </td>
+            <td>{(c.sizeBytes / 1024).toFixed(1)} KiB</td>
+            <td>
+              <code>{c.sha256.slice(0, 12)}…</code>
+            </td>
+            <td>{when(c.createdAt)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function LogsTab({ runId }: { runId: string }) {
+  const { socket } = useApi();
+  const { data, error } = useGet<LogEvent[]>(`/api/runs/${runId}/logs`);
+  const [live, setLive] = useState<LogEvent[]>([]);
+  useEffect(() => {
+    const s = socket();
+    const on = (l: LogEvent) => l.runId === runId && setLive((x) => [...x, l]);
+    s.on('log', on);
+    return () => void s.off('log', on);
+  }, [runId, socket]);
+  if (error) return <p className="error">{error.message}</p>;
+  const lines = [...(data ?? []), ...live.filter((l) => !(data ?? []).some((d) => d.id === l.id))];
+  if (!lines.length) return <div className="panel empty">No log lines.</div>;
+  return (
+    <pre className="panel logs">
+      {lines.map((l) => (
+        <div key={l.id} className={`log-${l.level}`}>
+          {new Date(l.at).toLocaleTimeString()} {l.level.padEnd(5)} {l.message}
+        </div>
+      ))}
+    </pre>
+  );
+}

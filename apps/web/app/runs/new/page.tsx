@@ -1,0 +1,221 @@
+'use client';
+import { buildRunConfig, PRESET_NAMES, PRESETS, ValidationError, type RunConfigOverrides } from '@starpo/contracts';
+import { createEnv, type EnvSnapshot } from '@starpo/envs';
+import { useRouter, useSearchParams } from 'next/navigation';
+import { Suspense, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { Board } from '../../../components/Board';
+import { errorsByPath, Field } from '../../../components/Field';
+import { ApiError, useApi } from '../../../lib/api';
+
+/** The fields shown up front; everything else goes through the JSON overrides box. */
+const FIELDS: { path: string; label: string; type: 'number' | 'text' }[] = [
+  { path: 'training.steps', label: 'Training steps', type: 'number' },
+  { path: 'rollout.envGroups', label: 'Environment groups per step', type: 'number' },
+  { path: 'rollout.groupSize', label: 'Rollouts per group', type: 'number' },
+  { path: 'rollout.maxTurns', label: 'Max turns', type: 'number' },
+  { path: 'rollout.maxNewTokens', label: 'Max new tokens per reply', type: 'number' },
+  { path: 'rollout.temperature', label: 'Sampling temperature', type: 'number' },
+  { path: 'ppo.actorLr', label: 'Actor learning rate', type: 'number' },
+  { path: 'filter.ratio', label: 'Variance filter: share of groups kept', type: 'number' },
+  { path: 'ppo.clipRatioHigh', label: 'Clip ratio (high)', type: 'number' },
+  { path: 'training.seed', label: 'Seed', type: 'number' },
+];
+
+function getPath(o: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((n, k) => (n && typeof n === 'object' ? (n as Record<string, unknown>)[k] : undefined), o);
+}
+function setPath(o: Record<string, unknown>, path: string, v: unknown): void {
+  const keys = path.split('.');
+  let n = o;
+  for (const k of keys.slice(0, -1)) n = (n[k] ??= {}) as Record<string, unknown>;
+  n[keys.at(-1)!] = v;
+}
+
+function NewRunForm() {
+  const { call } = useApi();
+  const router = useRouter();
+  const params = useSearchParams();
+  const [preset, setPreset] = useState<string>('quick-cpu');
+  const [env, setEnv] = useState('sokoban');
+  const [name, setName] = useState('');
+  const [tags, setTags] = useState('');
+  const [base, setBase] = useState('');
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [extra, setExtra] = useState('{}');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [message, setMessage] = useState('');
+  const [seed, setSeed] = useState(0);
+  const [bases, setBases] = useState<{ name: string }[]>([]);
+  const from = params.get('from');
+
+  useEffect(() => {
+    call<{ name: string }[]>('GET', '/api/base-models')
+      .then(setBases)
+      .catch(() => {});
+  }, [call]);
+  useEffect(() => {
+    if (!from) return;
+    call<{ name: string; preset: string | null; config: Record<string, unknown>; tags: string[] }>('GET', `/api/runs/${from}`)
+      .then((r) => {
+        setName(`${r.name} (clone)`);
+        setTags(r.tags.join(', '));
+        setPreset('');
+        setEnv(String(getPath(r.config, 'env.name')));
+        setBase(String(getPath(r.config, 'model.base') ?? ''));
+        setExtra(JSON.stringify(r.config, null, 2));
+      })
+      .catch((e: Error) => setMessage(`cannot clone: ${e.message}`));
+  }, [call, from]);
+
+  /** The overrides the form describes, and the full config they make (or the field errors). */
+  const built = useMemo(() => {
+    let overrides: Record<string, unknown>;
+    try {
+      overrides = JSON.parse(extra || '{}') as Record<string, unknown>;
+    } catch {
+      return { errors: { overrides: 'not valid JSON' } as Record<string, string> };
+    }
+    setPath(overrides, 'env.name', env);
+    if (base) setPath(overrides, 'model.base', base);
+    for (const [path, v] of Object.entries(values)) if (v.trim() !== '') setPath(overrides, path, Number.isNaN(Number(v)) ? v : Number(v));
+    try {
+      return { overrides, config: buildRunConfig(preset || undefined, overrides as RunConfigOverrides) };
+    } catch (e) {
+      return { overrides, errors: e instanceof ValidationError ? errorsByPath(e.fields) : { overrides: (e as Error).message } };
+    }
+  }, [extra, env, base, values, preset]);
+  const current = useRef(built);
+  current.current = built;
+  useEffect(() => setErrors({}), [built]); // the API's errors were about the previous values
+  const shown = { ...(built.errors ?? {}), ...errors };
+
+  const preview = useMemo((): { snapshot: EnvSnapshot } | { error: string } => {
+    try {
+      const e = createEnv(env, (getPath(built.overrides, 'env.config') as Record<string, unknown>) ?? {});
+      e.reset(seed);
+      return { snapshot: e.snapshot() };
+    } catch (err) {
+      return { error: (err as Error).message };
+    }
+  }, [env, seed, built.overrides]);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setErrors({});
+    setMessage('');
+    const sent = built;
+    try {
+      const run = await call<{ id: string }>('POST', '/api/runs', {
+        ...(name ? { name } : {}),
+        ...(preset ? { preset } : {}),
+        config: built.overrides ?? {},
+        tags: tags
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean),
+      });
+      router.push(`/runs/${run.id}`);
+    } catch (err) {
+      if (current.current !== sent) return; // edited while the request was out: the answer is stale
+      const a = err as ApiError;
+      setErrors(errorsByPath(a.details?.map((d) => ({ ...d, path: d.path.replace(/^config\./, '') }))));
+      setMessage(a.message);
+    }
+  }
+
+  return (
+    <form className="new-run" onSubmit={submit} data-testid="new-run-form" noValidate>
+      <h1>{from ? 'Clone run' : 'New run'}</h1>
+      <div className="row">
+        <div className="panel grow">
+          <Field label="Name" error={shown.name}>
+            <input name="name" value={name} onChange={(e) => setName(e.target.value)} placeholder="generated when empty" />
+          </Field>
+          <Field
+            label="Preset"
+            error={shown.preset}
+            hint={preset ? PRESETS[preset as keyof typeof PRESETS]?.description : 'no preset: the overrides below are the whole config'}
+          >
+            <select name="preset" value={preset} onChange={(e) => setPreset(e.target.value)}>
+              <option value="">(none)</option>
+              {PRESET_NAMES.map((p) => (
+                <option key={p}>{p}</option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Environment" error={shown['env.name']}>
+            <select name="env" value={env} onChange={(e) => setEnv(e.target.value)}>
+              <option>sokoban</option>
+              <option>frozenlake</option>
+              <option>bandit</option>
+            </select>
+          </Field>
+          <Field label="Base model" error={shown['model.base']} hint="a starpo-tiny size (from scratch) or a pretrained base model">
+            <select name="base" value={base} onChange={(e) => setBase(e.target.value)}>
+              <option value="">preset default</option>
+              {bases.map((b) => (
+                <option key={b.name}>{b.name}</option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Tags" hint="comma-separated">
+            <input name="tags" value={tags} onChange={(e) => setTags(e.target.value)} />
+          </Field>
+          <fieldset>
+            <legend>Training</legend>
+            {FIELDS.map((f) => (
+              <Field key={f.path} label={f.label} error={shown[f.path]} hint={`default ${String(getPath(built.config, f.path) ?? '—')}`}>
+                <input
+                  name={f.path}
+                  inputMode="decimal"
+                  value={values[f.path] ?? ''}
+                  placeholder={String(getPath(built.config, f.path) ?? '')}
+                  onChange={(e) => setValues({ ...values, [f.path]: e.target.value })}
+                />
+              </Field>
+            ))}
+          </fieldset>
+          <details>
+            <summary>All other settings (JSON overrides)</summary>
+            <Field label="Overrides" error={shown.overrides} hint='any RunConfig subset, e.g. {"earlyStopping":{"enabled":false}}'>
+              <textarea name="overrides" rows={8} value={extra} onChange={(e) => setExtra(e.target.value)} spellCheck={false} />
+            </Field>
+            {built.config ? <pre className="config">{JSON.stringify(built.config, null, 2)}</pre> : null}
+          </details>
+          {Object.keys(shown).length ? (
+            <ul className="error" role="alert" data-testid="form-errors">
+              {Object.entries(shown).map(([p, m]) => (
+                <li key={p}>
+                  <code>{p}</code>: {m}
+                </li>
+              ))}
+            </ul>
+          ) : null}
+          {message ? (
+            <p className="error" data-testid="submit-error">
+              {message}
+            </p>
+          ) : null}
+          <button type="submit" className="primary">
+            Launch
+          </button>
+        </div>
+        <div className="panel">
+          <h2>Sample initial state</h2>
+          <Field label="Seed">
+            <input type="number" value={seed} onChange={(e) => setSeed(Number(e.target.value) || 0)} />
+          </Field>
+          {'error' in preview ? <p className="error">{preview.error}</p> : <Board snapshot={preview.snapshot} testId="preview-board" />}
+        </div>
+      </div>
+    </form>
+  );
+}
+
+export default function NewRunPage() {
+  return (
+    <Suspense>
+      <NewRunForm />
+    </Suspense>
+  );
+}

@@ -1,0 +1,163 @@
+'use client';
+import type { EnvSnapshot } from '@starpo/envs';
+import { useParams } from 'next/navigation';
+import { useCallback, useEffect, useState } from 'react';
+import { Board } from '../../../components/Board';
+import { useGet } from '../../../lib/api';
+
+interface Turn {
+  index: number;
+  observation: string;
+  stateSnapshot: EnvSnapshot;
+  rawReply: string;
+  think: string;
+  answer: string;
+  parsedActions: string[];
+  validActions: string[];
+  formatOk: boolean;
+  actionsValid: boolean;
+  effectiveCount: number;
+  reward: number;
+  done: boolean;
+  diagnostics?: unknown;
+}
+interface Trajectory {
+  id: string;
+  runId: string;
+  step: number;
+  split: string;
+  group: number;
+  indexInGroup: number;
+  seed: number;
+  environment: string;
+  success: boolean;
+  totalReward: number;
+  flags: string[];
+  turns: Turn[];
+}
+
+/**
+ * Episode replay: the board of each turn drawn from its stored snapshot (the state the agent
+ * saw), next to what it thought and answered, which actions were invalid or had no effect, and
+ * the rewards. ←/→ step, space plays.
+ */
+export default function ReplayPage() {
+  const { id } = useParams<{ id: string }>();
+  const { data: t, error } = useGet<Trajectory>(`/api/trajectories/${id}`);
+  const [turn, setTurn] = useState(0);
+  const [playing, setPlaying] = useState(false);
+  const [raw, setRaw] = useState(false);
+  const n = t?.turns.length ?? 0;
+  const go = useCallback((d: number) => setTurn((x) => Math.max(0, Math.min(n - 1, x + d))), [n]);
+
+  useEffect(() => {
+    const key = (e: KeyboardEvent) => {
+      if ((e.target as HTMLElement).tagName === 'INPUT' && (e.target as HTMLInputElement).type !== 'range') return;
+      if (e.key === 'ArrowRight') go(1);
+      else if (e.key === 'ArrowLeft') go(-1);
+      else if (e.key === ' ') {
+        e.preventDefault();
+        setPlaying((p) => !p);
+      } else return;
+    };
+    window.addEventListener('keydown', key);
+    return () => window.removeEventListener('keydown', key);
+  }, [go]);
+  useEffect(() => {
+    if (!playing) return;
+    const timer = setInterval(() => setTurn((x) => (x + 1 < n ? x + 1 : (setPlaying(false), x))), 1000);
+    return () => clearInterval(timer);
+  }, [playing, n]);
+
+  if (error)
+    return (
+      <div className="panel error">
+        {error.status === 404 ? 'This trajectory does not exist or belongs to another team.' : error.message}
+      </div>
+    );
+  if (!t) return <p className="muted">Loading…</p>;
+  if (!n) return <div className="panel empty">This trajectory has no turns.</div>;
+  const u = t.turns[turn]!;
+  const running = t.turns.slice(0, turn + 1).reduce((s, x) => s + x.reward, 0);
+  const invalid = u.parsedActions.filter((a, i) => u.validActions[i] === undefined || !u.validActions.includes(a));
+
+  return (
+    <div>
+      <div className="toolbar">
+        <h1>
+          Episode replay — {t.environment}, seed {t.seed}
+        </h1>
+        <span className={t.success ? 'badge s-succeeded' : 'badge s-failed'}>{t.success ? 'success' : 'failure'}</span>
+        <span className="muted">
+          <a href={`/runs/${t.runId}`}>run</a> · step {t.step} · {t.split} · group {t.group} #{t.indexInGroup} · total reward{' '}
+          {t.totalReward.toFixed(2)}
+          {t.flags.length ? ` · flags: ${t.flags.join(', ')}` : ''}
+        </span>
+      </div>
+      <div className="controls">
+        <button onClick={() => go(-1)} disabled={turn === 0} aria-label="previous turn">
+          ←
+        </button>
+        <button onClick={() => setPlaying(!playing)} data-testid="play">
+          {playing ? 'Pause' : 'Play'}
+        </button>
+        <button onClick={() => go(1)} disabled={turn === n - 1} aria-label="next turn" data-testid="next-turn">
+          →
+        </button>
+        <input
+          type="range"
+          min={0}
+          max={n - 1}
+          value={turn}
+          onChange={(e) => setTurn(Number(e.target.value))}
+          aria-label="turn"
+          data-testid="turn-slider"
+        />
+        <span data-testid="turn-label">
+          turn {turn + 1} / {n}
+        </span>
+      </div>
+      <div className="row">
+        <div className="panel">
+          <Board snapshot={u.stateSnapshot} testId="replay-board" />
+          <p className="muted">state the agent saw at this turn</p>
+        </div>
+        <div className="panel grow turn" data-testid="turn-detail">
+          <h3>Think</h3>
+          <p data-testid="think">{u.think || <span className="muted">(empty)</span>}</p>
+          <h3>Answer</h3>
+          <p data-testid="answer">
+            <code>{u.answer || '(none)'}</code>
+            {!u.formatOk ? <span className="badge s-failed">format penalty: the reply broke the format</span> : null}
+          </p>
+          <h3>Actions</h3>
+          <p>
+            {u.parsedActions.length
+              ? u.parsedActions.map((a, i) => (
+                  <span
+                    key={i}
+                    className={`action ${invalid.includes(a) ? 'invalid' : 'valid'}`}
+                    title={invalid.includes(a) ? 'invalid action' : 'valid action'}
+                  >
+                    {a}
+                  </span>
+                ))
+              : '(none)'}
+          </p>
+          <p className="muted">
+            {u.validActions.length} valid, {invalid.length} invalid, {u.effectiveCount} changed the state
+          </p>
+          <h3>Reward</h3>
+          <p>
+            this turn <b>{u.reward.toFixed(2)}</b>, running total <b>{running.toFixed(2)}</b>
+            {u.done ? ' · episode ended' : ''}
+          </p>
+          <button className="link" onClick={() => setRaw(!raw)}>
+            {raw ? 'Hide' : 'Show'} raw reply
+          </button>
+          {raw ? <pre className="raw">{u.rawReply}</pre> : null}
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,71 @@
+'use client';
+import { useEffect } from 'react';
+import { when } from '../../components/format';
+import { useGet } from '../../lib/api';
+
+type Worker = {
+  id: string;
+  name: string;
+  host: string;
+  backend: string;
+  device: string;
+  hasGpu: boolean;
+  status: string;
+  currentRun: { id: string | null; name: string } | null;
+  lastHeartbeat: string;
+};
+
+export default function WorkersPage() {
+  const { data, error, reload } = useGet<Worker[]>('/api/workers');
+  useEffect(() => {
+    const t = setInterval(reload, 5000);
+    return () => clearInterval(t);
+  }, []);
+  if (error) return <p className="error">{error.message}</p>;
+  if (!data) return <p className="muted">Loading…</p>;
+  const online = (w: Worker) => w.status !== 'offline' && Date.now() - Date.parse(w.lastHeartbeat) < 60_000;
+  return (
+    <div>
+      <h1>Workers</h1>
+      {!data.length ? (
+        <div className="panel empty">
+          No worker has registered. Start one with <code>DATABASE_URL=… node apps/worker/dist/main.js</code>.
+        </div>
+      ) : (
+        <table data-testid="workers-table">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Online</th>
+              <th>Status</th>
+              <th>Backend</th>
+              <th>Device</th>
+              <th>Current run</th>
+              <th>Last heartbeat</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.map((w) => (
+              <tr key={w.id}>
+                <td>
+                  {w.name} <span className="muted">({w.host})</span>
+                </td>
+                <td className={online(w) ? 'ok' : 'bad'}>{online(w) ? 'online' : 'offline'}</td>
+                <td>{w.status}</td>
+                <td>{w.backend}</td>
+                <td>
+                  {w.device}
+                  {w.hasGpu ? ' · GPU' : ''}
+                </td>
+                <td>
+                  {w.currentRun ? w.currentRun.id ? <a href={`/runs/${w.currentRun.id}`}>{w.currentRun.name}</a> : w.currentRun.name : '—'}
+                </td>
+                <td>{when(w.lastHeartbeat)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,68 @@
+'use client';
+import { usePathname, useRouter } from 'next/navigation';
+import { useEffect, useState, type ReactNode } from 'react';
+import { useApi } from '../lib/api';
+
+const OPEN = ['/login', '/envs'];
+
+/** Top bar with the team, the user's role and sign-out; sends signed-out users to /login. */
+export function Shell({ children }: { children: ReactNode }) {
+  const { me, call, refreshMe, socket } = useApi();
+  const path = usePathname();
+  const router = useRouter();
+  const [offline, setOffline] = useState(false);
+  useEffect(() => {
+    if (me === null && !OPEN.some((p) => path.startsWith(p))) router.replace(`/login?next=${encodeURIComponent(path)}`);
+  }, [me, path, router]);
+  useEffect(() => {
+    if (!me) return;
+    const s = socket();
+    const down = () => setOffline(true);
+    const up = () => setOffline(false);
+    s.on('disconnect', down);
+    s.on('connect_error', down);
+    s.on('connect', up);
+    return () => {
+      s.off('disconnect', down);
+      s.off('connect_error', down);
+      s.off('connect', up);
+    };
+  }, [me, socket]);
+  return (
+    <>
+      <header className="top">
+        <a className="brand" href="/">
+          StarPO Studio
+        </a>
+        <nav>
+          <a href="/">Runs</a>
+          <a href="/runs/new">New run</a>
+          <a href="/compare">Compare</a>
+          <a href="/workers">Workers</a>
+          <a href="/envs">Environments</a>
+        </nav>
+        <span className="spacer" />
+        {me ? (
+          <span className="who" data-testid="who">
+            {me.user.name} · {me.team.name} · <b>{me.role}</b>{' '}
+            <button
+              className="link"
+              onClick={async () => {
+                await call('POST', '/api/auth/logout');
+                await refreshMe();
+              }}
+            >
+              Sign out
+            </button>
+          </span>
+        ) : null}
+      </header>
+      {offline ? (
+        <div className="banner" role="status" data-testid="offline-banner">
+          Live connection lost — reconnecting; the page will catch up.
+        </div>
+      ) : null}
+      <main>{children}</main>
+    </>
+  );
+}

@@ -1,0 +1,144 @@
+'use client';
+import type { Page, TrajectorySummary } from '@starpo/contracts';
+import { useMemo, useState } from 'react';
+import { useGet } from '../lib/api';
+
+/** Filtered trajectory list of a run, and the group view: the N rollouts of one initial state side by side. */
+export function TrajectoriesTab({ runId }: { runId: string }) {
+  const [f, setF] = useState({ from: '', to: '', split: '', success: '', minReward: '', maxReward: '', group: '', flag: '' });
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const [view, setView] = useState<'list' | 'groups'>('list');
+  const query = useMemo(() => {
+    const p = new URLSearchParams({ limit: view === 'groups' ? '500' : '50' });
+    for (const [k, v] of Object.entries(f)) if (v !== '') p.set(k, v);
+    const c = cursors.at(-1);
+    if (c && view === 'list') p.set('cursor', c);
+    return p.toString();
+  }, [f, cursors, view]);
+  const { data, error } = useGet<Page<TrajectorySummary>>(`/api/runs/${runId}/trajectories?${query}`);
+  const set = (k: keyof typeof f) => (e: { target: { value: string } }) => {
+    setF({ ...f, [k]: e.target.value });
+    setCursors([null]);
+  };
+  const groups = useMemo(() => {
+    const m = new Map<string, TrajectorySummary[]>();
+    for (const t of data?.items ?? []) {
+      const k = `${t.step} ${t.split} ${t.group}`;
+      m.set(k, [...(m.get(k) ?? []), t]);
+    }
+    return [...m.entries()];
+  }, [data]);
+
+  return (
+    <div>
+      <div className="toolbar filters">
+        <input aria-label="from step" placeholder="from step" value={f.from} onChange={set('from')} size={8} />
+        <input aria-label="to step" placeholder="to step" value={f.to} onChange={set('to')} size={8} />
+        <select aria-label="split" value={f.split} onChange={set('split')}>
+          <option value="">train + val</option>
+          <option value="train">train</option>
+          <option value="val">val</option>
+        </select>
+        <select aria-label="success" value={f.success} onChange={set('success')}>
+          <option value="">any outcome</option>
+          <option value="true">success</option>
+          <option value="false">failure</option>
+        </select>
+        <input aria-label="min reward" placeholder="min reward" value={f.minReward} onChange={set('minReward')} size={8} />
+        <input aria-label="max reward" placeholder="max reward" value={f.maxReward} onChange={set('maxReward')} size={8} />
+        <input aria-label="group" placeholder="group" value={f.group} onChange={set('group')} size={6} />
+        <input aria-label="flag" placeholder="diagnostic flag" value={f.flag} onChange={set('flag')} size={14} />
+        <span className="spacer" />
+        <button className={view === 'list' ? 'active' : ''} onClick={() => setView('list')}>
+          List
+        </button>
+        <button className={view === 'groups' ? 'active' : ''} onClick={() => setView('groups')}>
+          Groups
+        </button>
+      </div>
+      {error ? <p className="error">{error.message}</p> : null}
+      {!data ? (
+        <p className="muted">Loading…</p>
+      ) : !data.items.length ? (
+        <div className="panel empty">No trajectories match.</div>
+      ) : view === 'list' ? (
+        <>
+          <table data-testid="trajectories-table">
+            <thead>
+              <tr>
+                <th>Step</th>
+                <th>Split</th>
+                <th>Group</th>
+                <th>#</th>
+                <th>Seed</th>
+                <th>Outcome</th>
+                <th>Reward</th>
+                <th>Turns</th>
+                <th>Actions</th>
+                <th>Filter</th>
+                <th>Flags</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.items.map((t) => (
+                <tr key={t.id}>
+                  <td>
+                    <a href={`/trajectories/${t.id}`} data-testid="trajectory-link">
+                      {t.step}
+                    </a>
+                  </td>
+                  <td>{t.split}</td>
+                  <td>{t.group}</td>
+                  <td>{t.indexInGroup}</td>
+                  <td>{t.seed}</td>
+                  <td className={t.success ? 'ok' : 'bad'}>{t.success ? 'success' : 'failure'}</td>
+                  <td>{t.totalReward.toFixed(2)}</td>
+                  <td>{t.numTurns}</td>
+                  <td>{t.numActions}</td>
+                  <td>{t.keptByFilter === null ? '—' : t.keptByFilter ? 'kept' : 'dropped'}</td>
+                  <td>{t.flags.join(', ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <div className="pager">
+            <button disabled={cursors.length < 2} onClick={() => setCursors(cursors.slice(0, -1))}>
+              ← Previous
+            </button>
+            <button disabled={!data.nextCursor} onClick={() => data.nextCursor && setCursors([...cursors, data.nextCursor])}>
+              Next →
+            </button>
+          </div>
+        </>
+      ) : (
+        <div className="groups">
+          {groups.map(([k, ts]) => {
+            const rewards = ts.map((t) => t.totalReward);
+            const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
+            const std = Math.sqrt(rewards.reduce((a, b) => a + (b - mean) ** 2, 0) / rewards.length);
+            return (
+              <div className="panel group" key={k}>
+                <h3>
+                  step {ts[0]!.step} · {ts[0]!.split} · group {ts[0]!.group} (seed {ts[0]!.seed}) — mean {mean.toFixed(2)}, std{' '}
+                  {std.toFixed(2)}
+                  {ts[0]!.keptByFilter === false ? ' · dropped by the filter' : ''}
+                </h3>
+                <div className="group-row">
+                  {ts.map((t) => (
+                    <a key={t.id} href={`/trajectories/${t.id}`} className={`gcell ${t.success ? 'ok' : 'bad'}`}>
+                      #{t.indexInGroup}
+                      <br />
+                      {t.totalReward.toFixed(2)}
+                      <br />
+                      {t.numTurns} turns
+                    </a>
+                  ))}
+                </div>
+              </div>
+            );
+          })}
+        </div>
+      )}
+    </div>
+  );
+}

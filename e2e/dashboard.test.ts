@@ -1,0 +1,205 @@
+import { FrozenLakeEnv, SokobanEnv, renderSnapshot } from '@starpo/envs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumPath, ROOT, startSystem, type Started } from './helpers.js';
+
+const exe = chromiumPath();
+const SHOTS = path.join(ROOT, 'docs/screenshots');
+
+/** A quick-cpu run shrunk to seconds a step: FrozenLake, the nano model, small groups. */
+const SMALL = {
+  model: { base: 'starpo-tiny/nano' },
+  rollout: { envGroups: 2, groupSize: 4, maxNewTokens: 8, validation: { size: 4, every: 2 } },
+  ppo: { miniBatchSize: 4, microBatchSize: 4 },
+  training: { checkpointEvery: 2 },
+  earlyStopping: { enabled: false },
+};
+
+describe.skipIf(!exe)('the dashboard in a real browser against the real stack', { timeout: 400_000 }, () => {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'starpo-web-'));
+  chmodSync(tmp, 0o755);
+  let sys: Started;
+  let browser: Browser;
+  let page: Page;
+  const api = (method: string, p: string, body?: unknown) =>
+    page.evaluate(
+      async ([m, url, b]) => {
+        const r = await fetch(url as string, {
+          method: m as string,
+          credentials: 'include',
+          headers: { 'content-type': 'application/json' },
+          body: b === undefined ? undefined : JSON.stringify(b),
+        });
+        return r.status === 204 ? null : r.json();
+      },
+      [method, sys.apiUrl + p, body] as const,
+    );
+
+  beforeAll(async () => {
+    if (!exe) console.warn('SKIPPED dashboard browser tests: no Chromium found (install Debian chromium or set CHROMIUM_PATH)');
+    sys = await startSystem({
+      STARPO_DATA_DIR: path.join(tmp, 'pg'),
+      STARPO_PG_PORT: '0',
+      API_PORT: '0',
+      WEB_PORT: '0',
+      STARPO_QUIET: '1',
+      WORKER_POLL_MS: '300',
+    });
+    browser = await chromium.launch({ executablePath: exe!, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    mkdirSync(SHOTS, { recursive: true });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    if (sys) {
+      sys.child.kill('SIGINT');
+      await sys.exited;
+    }
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('create an account, launch a run from the form (field errors first), watch it live, replay a trajectory', async () => {
+    await page.goto(sys.webUrl);
+    await page.waitForURL(/\/login/);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Create your team');
+    await page.fill('input[name=name]', 'Ada');
+    await page.fill('input[name=email]', 'ada@lab.test');
+    await page.fill('input[name=password]', 'correct horse');
+    await page.fill('input[name=teamName]', 'lab');
+    await page.click('button[type=submit]');
+    await page.waitForURL(`${sys.webUrl}/`);
+    await expect.poll(() => page.getByTestId('who').textContent()).toContain('owner');
+
+    await page.goto(`${sys.webUrl}/runs/new`);
+    await page.selectOption('select[name=env]', 'frozenlake');
+    await page.fill('input[name="training.steps"]', '-3');
+    await page.locator('details summary').click();
+    await page.fill('textarea[name=overrides]', JSON.stringify(SMALL));
+    await expect.poll(() => page.getByTestId('form-errors').textContent()).toContain('training.steps');
+    await page.click('button[type=submit]');
+    await expect.poll(() => page.getByTestId('submit-error').count()).toBe(1); // the API's 400, shown at the fields
+    await expect.poll(() => page.locator('.field.invalid').count()).toBeGreaterThan(0);
+    expect(page.url()).toContain('/runs/new');
+    expect(await page.locator('.field.invalid').first().textContent()).toMatch(/Training steps/);
+
+    await page.fill('input[name="training.steps"]', '3');
+    await page.fill('input[name=name]', 'lake-live');
+    await expect
+      .poll(async () => ((await page.getByTestId('form-errors').count()) ? await page.getByTestId('form-errors').textContent() : 'none'))
+      .toBe('none');
+    await page.click('button[type=submit]');
+    await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
+    await expect.poll(() => page.getByTestId('run-name').textContent()).toBe('lake-live');
+
+    // live: the status turns running and the charts receive points without a reload
+    await expect.poll(() => page.getByTestId('status').textContent(), { timeout: 60_000 }).toMatch(/running|succeeded/);
+    await expect.poll(() => page.getByTestId('chart').count(), { timeout: 60_000 }).toBeGreaterThan(3);
+    const points = async () => Number(await page.getByTestId('chart').first().getAttribute('data-points'));
+    const early = await points();
+    await expect.poll(() => page.getByTestId('status').textContent(), { timeout: 240_000 }).toBe('succeeded');
+    await expect.poll(points, { timeout: 15_000 }).toBeGreaterThan(early);
+    await page.screenshot({ path: path.join(SHOTS, 'run-charts.png'), fullPage: true });
+
+    await page.getByRole('tab', { name: 'trajectories' }).click();
+    await page.getByTestId('trajectory-link').first().click();
+    await page.waitForURL(/\/trajectories\//);
+    const id = page.url().split('/').pop()!;
+    const traj = (await api('GET', `/api/trajectories/${id}`)) as { turns: { think: string; stateSnapshot: never }[] };
+    await expect.poll(() => page.getByTestId('replay-board-text').textContent()).toBe(renderSnapshot(traj.turns[0]!.stateSnapshot));
+    expect(await page.getByTestId('think').textContent()).toBe(traj.turns[0]!.think || '(empty)');
+    if (traj.turns.length > 1) {
+      await page.keyboard.press('ArrowRight');
+      await expect.poll(() => page.getByTestId('turn-label').textContent()).toBe(`turn 2 / ${traj.turns.length}`);
+      expect(await page.getByTestId('replay-board-text').textContent()).toBe(renderSnapshot(traj.turns[1]!.stateSnapshot));
+      expect(await page.getByTestId('think').textContent()).toBe(traj.turns[1]!.think || '(empty)');
+    }
+  });
+
+  it('replays an episode turn by turn: the board and the think/answer text follow the slider and the keys', async () => {
+    // a known Sokoban episode, ingested as an external run, so the board must change between turns
+    const env = new SokobanEnv();
+    const obs0 = env.reset(3);
+    const s0 = env.snapshot();
+    const move = env.actions.find((a) => {
+      const e = new SokobanEnv();
+      e.reset(3);
+      return e.step(a).actionEffective;
+    })!;
+    env.step(move);
+    const s1 = env.snapshot();
+    const run = (await api('POST', '/api/runs', { name: 'known episode', external: true, config: { env: { name: 'sokoban' } } })) as {
+      id: string;
+    };
+    await api('POST', `/api/runs/${run.id}/ingest/trajectories`, {
+      trajectories: [
+        {
+          step: 1,
+          success: false,
+          turns: [
+            {
+              observation: obs0,
+              rawReply: `<think>first I go ${move}</think><answer>${move}</answer>`,
+              think: `first I go ${move}`,
+              answer: move,
+              actions: [move],
+              reward: -0.1,
+              snapshot: s0,
+            },
+            {
+              observation: '',
+              rawReply: 'no tags at all',
+              think: '',
+              answer: '',
+              actions: [],
+              reward: -0.1,
+              formatOk: false,
+              snapshot: s1,
+            },
+          ],
+        },
+      ],
+    });
+    const list = (await api('GET', `/api/runs/${run.id}/trajectories`)) as { items: { id: string }[] };
+    await page.goto(`${sys.webUrl}/trajectories/${list.items[0]!.id}`);
+    await expect.poll(() => page.getByTestId('replay-board-text').textContent()).toBe(renderSnapshot(s0));
+    expect(await page.getByTestId('think').textContent()).toBe(`first I go ${move}`);
+    await page.screenshot({ path: path.join(SHOTS, 'replay.png'), fullPage: true });
+    await page.getByTestId('next-turn').click();
+    await expect.poll(() => page.getByTestId('replay-board-text').textContent()).toBe(renderSnapshot(s1));
+    expect(renderSnapshot(s1)).not.toBe(renderSnapshot(s0));
+    expect(await page.getByTestId('turn-detail').textContent()).toContain('format penalty');
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(() => page.getByTestId('turn-label').textContent()).toBe('turn 1 / 2');
+    // a FrozenLake snapshot draws too
+    const lake = new FrozenLakeEnv();
+    lake.reset(5);
+    expect(renderSnapshot(lake.snapshot())).toContain('P');
+  });
+
+  it('compares two runs and cancels a run from its page', async () => {
+    const long = (await api('POST', '/api/runs', {
+      name: 'long one',
+      preset: 'quick-cpu',
+      config: { ...SMALL, env: { name: 'bandit' }, training: { steps: 500 } },
+    })) as { id: string };
+    await page.goto(`${sys.webUrl}/`);
+    await expect.poll(() => page.getByTestId('run-row').count()).toBe(3);
+    await page.screenshot({ path: path.join(SHOTS, 'runs.png'), fullPage: true });
+    await page.getByLabel('select lake-live').check();
+    await page.getByLabel('select long one').check();
+    await page.getByTestId('compare-selected').click();
+    await page.waitForURL(/\/compare\?runs=/);
+    await expect.poll(() => page.getByTestId('config-diff').textContent()).toContain('env.name');
+    await expect.poll(() => page.getByTestId('chart').count(), { timeout: 60_000 }).toBeGreaterThan(0);
+    await page.screenshot({ path: path.join(SHOTS, 'compare.png'), fullPage: true });
+
+    await page.goto(`${sys.webUrl}/runs/${long.id}`);
+    await expect.poll(() => page.getByTestId('status').textContent(), { timeout: 120_000 }).toBe('running');
+    await page.getByTestId('cancel').click();
+    await expect.poll(() => page.getByTestId('status').textContent(), { timeout: 60_000 }).toBe('cancelled');
+    await expect.poll(() => page.getByTestId('stop-reason').textContent()).toContain('cancelled by user');
+  });
+});
