@@ -34,7 +34,12 @@ export class AppModule {
   static forRoot(settings: ApiSettings): DynamicModule {
     return {
       module: AppModule,
-      imports: [ThrottlerModule.forRoot([{ name: 'default', ttl: 60_000, limit: settings.authRateLimit ?? 20 }])],
+      imports: [
+        ThrottlerModule.forRoot([
+          { name: 'default', ttl: 60_000, limit: settings.authRateLimit ?? 20 },
+          { name: 'ingest', ttl: 60_000, limit: settings.ingestRateLimit ?? 600 },
+        ]),
+      ],
       controllers: [
         HealthController,
         EnvsController,

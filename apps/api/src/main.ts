@@ -7,6 +7,12 @@ if (!databaseUrl) {
 }
 const port = Number(process.env.API_PORT ?? process.env.PORT ?? 3001);
 const host = process.env.API_HOST ?? '127.0.0.1';
-const app = await createApp({ databaseUrl, webOrigin: process.env.WEB_ORIGIN ?? 'http://127.0.0.1:3000' });
+const app = await createApp({
+  databaseUrl,
+  webOrigin: process.env.WEB_ORIGIN ?? 'http://127.0.0.1:3000',
+  secureCookies: process.env.SECURE_COOKIES === '1',
+  ...(process.env.INGEST_RATE_LIMIT ? { ingestRateLimit: Number(process.env.INGEST_RATE_LIMIT) } : {}),
+  ...(process.env.AUTH_RATE_LIMIT ? { authRateLimit: Number(process.env.AUTH_RATE_LIMIT) } : {}),
+});
 await app.listen(port, host);
 console.log(`api listening on http://${host}:${port}`);

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { metricsQuerySchema, ValidationError, type MetricSeries } from '@starpo/contracts';
-import { downsampleExtremes, type Db } from '@starpo/db';
+import { downsampledSeries, type Db } from '@starpo/db';
 import type { Actor } from './auth/actor.js';
 import { DB } from './tokens.js';
 import { parseInput } from './validation.js';
@@ -18,6 +18,10 @@ export class MetricsService {
     if (!runIds.length) throw new ValidationError([{ path: 'runs', message: 'name at least one run id' }], 'query');
     const visible = await this.db.run.findMany({ where: { id: { in: runIds }, teamId: actor.teamId }, select: { id: true } });
     const ids = visible.map((r) => r.id);
+    if (q.maxPoints) {
+      const series = await downsampledSeries(this.db, ids, q.keys?.length ? q.keys : null, q.from ?? null, q.to ?? null, q.maxPoints);
+      return { series, format: q.format };
+    }
     const rows = await this.db.metricPoint.findMany({
       where: {
         runId: { in: ids },
@@ -33,7 +37,7 @@ export class MetricsService {
       s.points.push({ step: r.step, value: r.value, time: r.wallTime.getTime() / 1000 });
       out.set(id, s);
     }
-    const series = [...out.values()].map((s) => (q.maxPoints ? { ...s, points: downsampleExtremes(s.points, q.maxPoints) } : s));
+    const series = [...out.values()];
     return { series, format: q.format };
   }
 

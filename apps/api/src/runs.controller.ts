@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { Throttle, ThrottlerGuard } from '@nestjs/throttler';
+import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
 import type { Page, RunSummary } from '@starpo/contracts';
 import type { Db } from '@starpo/db';
 import type { Response } from 'express';
@@ -139,7 +139,7 @@ export class RunsController {
 
   @MinRole('member')
   @UseGuards(ThrottlerGuard)
-  @Throttle({ default: { limit: 600, ttl: 60_000 } })
+  @SkipThrottle({ default: true })
   @Post(':id/ingest/metrics')
   @HttpCode(200)
   async ingestMetrics(@CurrentActor() a: Actor, @Param('id') id: string, @Body() body: unknown) {
@@ -148,7 +148,7 @@ export class RunsController {
 
   @MinRole('member')
   @UseGuards(ThrottlerGuard)
-  @Throttle({ default: { limit: 600, ttl: 60_000 } })
+  @SkipThrottle({ default: true })
   @Post(':id/ingest/trajectories')
   @HttpCode(200)
   async ingestTrajectories(@CurrentActor() a: Actor, @Param('id') id: string, @Body() body: unknown) {

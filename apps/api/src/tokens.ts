@@ -13,4 +13,6 @@ export interface ApiSettings {
   secureCookies?: boolean;
   /** Requests per minute and IP on signup/login (default 10/20). */
   authRateLimit?: number;
+  /** Ingestion requests per minute and IP (default 600, i.e. 600,000 points a minute). */
+  ingestRateLimit?: number;
 }

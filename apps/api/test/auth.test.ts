@@ -117,3 +117,24 @@ describe('login rate limit', () => {
     expect(res.body.error).toBe('too_many_requests');
   });
 });
+
+describe('ingestion rate limit', () => {
+  let t: TestApi;
+  let owner: TestUser;
+  beforeAll(async () => {
+    t = await startTestApi({ ingestRateLimit: 3 });
+    owner = await signupOwner(t);
+  });
+  afterAll(() => t.close());
+
+  it('answers 429 past the per-minute ingestion budget, without touching the login budget', async () => {
+    const run = (await t.http.post('/api/runs').set('Authorization', owner.auth).send({ external: true }).expect(201)).body;
+    const send = () =>
+      t.http
+        .post(`/api/runs/${run.id}/ingest/metrics`)
+        .set('Authorization', owner.auth)
+        .send({ points: [{ key: 'k', step: 1, value: 1 }] });
+    expect([(await send()).status, (await send()).status, (await send()).status, (await send()).status]).toEqual([200, 200, 200, 429]);
+    await t.http.post('/api/auth/login').send({ email: 'owner@lab.test', password: 'correct horse' }).expect(200);
+  });
+});

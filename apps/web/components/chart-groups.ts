@@ -17,8 +17,19 @@ export const CHART_GROUPS: { title: string; keys: RegExp; log?: boolean }[] = [
   { title: 'Throughput (tokens/s)', keys: /^perf\/tokens_per_s$/ },
 ];
 
-export function groupKeys(keys: string[]): { title: string; keys: string[]; log?: boolean }[] {
-  return CHART_GROUPS.map((g) => ({ title: g.title, log: g.log, keys: keys.filter((k) => g.keys.test(k)) })).filter(
+/** Built-in metrics without a chart group of their own (shown in the table views, not as charts). */
+const UNCHARTED =
+  /^(timing_s|perf|critic\/(advantages|returns)|actor\/(lr|loss|entropy|entropy_loss|skipped_steps|pg_clipfrac_lower)|rollout\/|train\/(reward\/(min|max|std)|batch_size|num_|[a-z]+\/success)|val\/(reward\/(min|max|std)|num_|action_|response_length|think_length|[a-z]+\/success))/;
+
+/** The known groups that have data, then one chart per remaining key (custom or ingested metrics), up to `maxOther`. */
+export function groupKeys(keys: string[], maxOther = 40): { title: string; keys: string[]; log?: boolean }[] {
+  const known = CHART_GROUPS.map((g) => ({ title: g.title, log: g.log, keys: keys.filter((k) => g.keys.test(k)) })).filter(
     (g) => g.keys.length > 0,
   );
+  const shown = new Set(known.flatMap((g) => g.keys));
+  const other = keys
+    .filter((k) => !shown.has(k) && !UNCHARTED.test(k))
+    .sort()
+    .slice(0, maxOther);
+  return [...known, ...other.map((k) => ({ title: k, keys: [k] }))];
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Res, UseGuards } from '@nestjs/common';
-import { Throttle, ThrottlerGuard } from '@nestjs/throttler';
+import { SkipThrottle, Throttle, ThrottlerGuard } from '@nestjs/throttler';
 import { createInviteSchema, createTokenSchema, loginSchema, signupSchema, updateMemberSchema, type Me } from '@starpo/contracts';
 import type { Response } from 'express';
 import { SETTINGS, type ApiSettings } from '../tokens.js';
@@ -23,6 +23,7 @@ export class AuthController {
 
   @Public()
   @UseGuards(ThrottlerGuard)
+  @SkipThrottle({ ingest: true })
   @Post('signup')
   @HttpCode(201)
   async signup(@Body() body: unknown, @Res({ passthrough: true }) res: Response): Promise<Me> {
@@ -33,6 +34,7 @@ export class AuthController {
 
   @Public()
   @UseGuards(ThrottlerGuard)
+  @SkipThrottle({ ingest: true })
   @Throttle({ default: { limit: 10, ttl: 60_000 } })
   @Post('login')
   @HttpCode(200)

@@ -52,25 +52,52 @@ export function upsertMetrics(db: Db, runId: string, step: number, values: Recor
   );
 }
 
+export interface SeriesPoint {
+  step: number;
+  value: number;
+  time: number;
+}
+
 /**
- * Keep at most `maxPoints` of a step-ordered series: per bucket the first, last, minimum and
- * maximum points survive, so spikes and collapses stay visible.
+ * Downsampled series computed in Postgres: each series' step range is cut into
+ * `floor(maxPoints / 4)` buckets and each bucket keeps its first, last, minimum and maximum points
+ * (array min/max aggregates pick the point with its step, so one hash aggregate does it without
+ * sorting). Series with at most `maxPoints` points come back whole.
  */
-export function downsampleExtremes<P extends { step: number; value: number }>(points: P[], maxPoints: number): P[] {
-  if (points.length <= maxPoints) return points;
+export async function downsampledSeries(
+  db: Db,
+  runIds: string[],
+  keys: string[] | null,
+  from: number | null,
+  to: number | null,
+  maxPoints: number,
+): Promise<{ runId: string; key: string; points: SeriesPoint[] }[]> {
   const buckets = Math.max(1, Math.floor(maxPoints / 4));
-  const size = points.length / buckets;
-  const out: P[] = [];
-  for (let b = 0; b < buckets; b++) {
-    const lo = Math.floor(b * size);
-    const hi = Math.min(points.length, Math.floor((b + 1) * size));
-    let min = lo;
-    let max = lo;
-    for (let i = lo; i < hi; i++) {
-      if (points[i]!.value < points[min]!.value) min = i;
-      if (points[i]!.value > points[max]!.value) max = i;
-    }
-    for (const i of [...new Set([lo, min, max, hi - 1])].sort((a, c) => a - c)) out.push(points[i]!);
-  }
-  return out;
+  const rows = await db.$queryRawUnsafe<{ run_id: string; key: string; pts: number[][] }[]>(
+    `WITH pts AS (
+       SELECT run_id, key, step, value, extract(epoch FROM wall_time)::float8 AS t FROM metric_points
+       WHERE run_id = ANY($1::uuid[]) AND ($2::text[] IS NULL OR key = ANY($2::text[]))
+         AND ($3::int IS NULL OR step >= $3::int) AND ($4::int IS NULL OR step <= $4::int)),
+     bounds AS (SELECT run_id, key, min(step) AS lo, max(step) AS hi, count(*) AS n FROM pts GROUP BY run_id, key),
+     agg AS (
+       SELECT p.run_id, p.key,
+              min(ARRAY[p.step::float8, p.value, p.t]) AS first, max(ARRAY[p.step::float8, p.value, p.t]) AS last,
+              min(ARRAY[p.value, p.step::float8, p.t]) AS lo_v, max(ARRAY[p.value, p.step::float8, p.t]) AS hi_v
+       FROM pts p JOIN bounds b USING (run_id, key)
+       GROUP BY p.run_id, p.key,
+                CASE WHEN b.n <= $5 THEN p.step ELSE floor((p.step - b.lo)::float8 * $6 / (b.hi - b.lo + 1))::int END)
+     SELECT run_id::text, key, array_agg(ARRAY[first[1], first[2], first[3], last[1], last[2], last[3], lo_v[2], lo_v[1], lo_v[3], hi_v[2], hi_v[1], hi_v[3]]) AS pts
+     FROM agg GROUP BY run_id, key ORDER BY run_id, key`,
+    runIds,
+    keys,
+    from,
+    to,
+    maxPoints,
+    buckets,
+  );
+  return rows.map((r) => {
+    const byStep = new Map<number, SeriesPoint>();
+    for (const b of r.pts) for (let i = 0; i < 12; i += 3) byStep.set(b[i]!, { step: b[i]!, value: b[i + 1]!, time: b[i + 2]! });
+    return { runId: r.run_id, key: r.key, points: [...byStep.values()].sort((a, b) => a.step - b.step) };
+  });
 }
