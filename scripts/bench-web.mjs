@@ -1,3 +1,4 @@
+/* global document */
 // bench:web — time to the first full render of a page with 20 charts × 5 runs × 10,000 points.
 // Starts the whole system (scripts/start.mjs on a temporary embedded Postgres), feeds 5 external
 // runs through the batch ingestion endpoint, then opens the compare page in Debian's chromium.
