@@ -20,6 +20,9 @@ const SIGNUP_LOCK = 72707370; // advisory lock: the "first account creates the t
 
 @Injectable()
 export class AuthService {
+  /** A real argon2 hash to verify against when the email is unknown, so both answers take as long. */
+  private readonly dummyHash = hashPassword(newSecret('dummy_'));
+
   constructor(@Inject(DB) private readonly db: Db) {}
 
   async needsSetup(): Promise<boolean> {
@@ -76,7 +79,7 @@ export class AuthService {
   async login(email: string, password: string): Promise<{ me: Me; session: string }> {
     const user = await this.db.user.findUnique({ where: { email } });
     // verify against a fixed hash when the user is unknown, so timing does not reveal accounts
-    const ok = await verifyPassword(user?.passwordHash ?? DUMMY_HASH, password);
+    const ok = await verifyPassword(user?.passwordHash ?? (await this.dummyHash), password);
     if (!user || !ok) throw new UnauthorizedException('wrong email or password');
     return { me: await this.me(user.id), session: await this.createSession(user.id) };
   }
@@ -194,5 +197,3 @@ function tokenView(t: { id: string; name: string; prefix: string; createdAt: Dat
     revokedAt: t.revokedAt?.toISOString() ?? null,
   };
 }
-
-const DUMMY_HASH = '$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHRzb21lc2FsdA$2mO3bZ3rE0iU7Uf1jQx7a2d8l7xgL9rZp0m8B1Yl2nE';
