@@ -3,6 +3,7 @@ import type { Rng } from '@starpo/envs';
 import { disposeCache, type KvCache, type Qwen2Model } from '../model/qwen2.js';
 import type { TextTokenizer } from '../tokenizer/types.js';
 import { sampleToken } from './sampling.js';
+import { yieldToEventLoop } from '../util/yield.js';
 
 /** Max attention-score elements (rows × heads × len²) materialised at once during prefill. */
 const PREFILL_SCORE_BUDGET = 16 * 1024 * 1024;
@@ -71,6 +72,7 @@ export async function generate(
     const rowsPerChunk = Math.max(1, Math.floor(PREFILL_SCORE_BUDGET / (model.config.num_attention_heads * len * len)));
     const parts: { logits: tf.Tensor2D; cache: KvCache }[] = [];
     for (let r = 0; r < batch; r += rowsPerChunk) {
+      await yieldToEventLoop();
       const rows = Math.min(rowsPerChunk, batch - r);
       parts.push(
         scoped(() => {
@@ -101,6 +103,7 @@ export async function generate(
   }
   try {
     for (let step = 0; step < opts.maxNewTokens && active.some(Boolean); step++) {
+      await yieldToEventLoop();
       const logits = (await lastLogits.data()) as Float32Array;
       lastLogits.dispose();
       const vocab = logits.length / batch;

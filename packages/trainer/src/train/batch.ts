@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { Qwen2Model } from '../model/qwen2.js';
 import { packSequences, tokenLogProbs } from '../policy/score.js';
 import type { Trajectory } from '../rollout/types.js';
+import { yieldToEventLoop } from '../util/yield.js';
 
 /**
  * One training sample in "target space": index t scores token t+1 of the dialogue, so every
@@ -96,6 +97,7 @@ export async function scoreSamples(
   const logProbs: number[][] = [];
   const entropy: number[][] = [];
   for (const chunk of chunkByTokens(samples, maxTokens, Infinity, model.config.num_attention_heads)) {
+    await yieldToEventLoop();
     const packed = packSequences(
       chunk.map((s) => ({ ids: s.ids, lossMask: [] })),
       padId,
@@ -121,6 +123,7 @@ export async function valueSamples(
 ): Promise<number[][]> {
   const out: number[][] = [];
   for (const chunk of chunkByTokens(samples, maxTokens, Infinity, critic.config.num_attention_heads)) {
+    await yieldToEventLoop();
     const packed = packSequences(
       chunk.map((s) => ({ ids: s.ids, lossMask: [] })),
       padId,

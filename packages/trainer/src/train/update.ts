@@ -5,6 +5,7 @@ import type { Qwen2Model } from '../model/qwen2.js';
 import { packSequences, tokenLogProbs } from '../policy/score.js';
 import { AdamW, accumulateGradients } from './optimizer.js';
 import { chunkByTokens, padRows, type Sample } from './batch.js';
+import { yieldToEventLoop } from '../util/yield.js';
 
 export interface UpdateStats {
   loss: number;
@@ -33,6 +34,7 @@ export async function actorStep(
   const grads = new Map<string, tf.Tensor>();
   const acc = { pg: 0, clip: 0, clipLow: 0, kl: 0, klRef: 0, ent: 0, loss: 0 };
   for (const micro of chunkByTokens(mini, maxTokens, p.microBatchSize, policy.config.num_attention_heads)) {
+    await yieldToEventLoop();
     const packed = packSequences(
       micro.map((s) => ({ ids: s.ids, lossMask: [] })),
       padId,
@@ -112,6 +114,7 @@ export async function criticStep(
   let loss = 0;
   let clipfrac = 0;
   for (const micro of chunkByTokens(mini, maxTokens, c.ppo.microBatchSize, critic.config.num_attention_heads)) {
+    await yieldToEventLoop();
     const packed = packSequences(
       micro.map((s) => ({ ids: s.ids, lossMask: [] })),
       padId,
