@@ -85,7 +85,7 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     expect(page.url()).toContain('/runs/new');
     expect(await page.locator('.field.invalid').first().textContent()).toMatch(/Training steps/);
 
-    await page.fill('input[name="training.steps"]', '3');
+    await page.fill('input[name="training.steps"]', '5');
     await page.fill('input[name=name]', 'lake-live');
     await expect
       .poll(async () => ((await page.getByTestId('form-errors').count()) ? await page.getByTestId('form-errors').textContent() : 'none'))
@@ -99,6 +99,7 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     await expect.poll(() => page.getByTestId('chart').count(), { timeout: 60_000 }).toBeGreaterThan(3);
     const points = async () => Number(await page.getByTestId('chart').first().getAttribute('data-points'));
     const early = await points();
+    expect(await page.getByTestId('status').textContent()).toBe('running'); // so what follows arrives live
     await expect.poll(() => page.getByTestId('status').textContent(), { timeout: 240_000 }).toBe('succeeded');
     await expect.poll(points, { timeout: 15_000 }).toBeGreaterThan(early);
     await page.screenshot({ path: path.join(SHOTS, 'run-charts.png'), fullPage: true });
