@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 BASE=${BASE:-.data/bases/sokoban-tiny}
 OUT=${OUT:-docs/results/echo-trap}
 MINUTES=${MINUTES:-45}
+# STEPS caps the steps of each arm (default 300: the time limit decides)
 STARPO="node packages/trainer/dist/cli/main.js"
 COMMON="rollout.envGroups=4 rollout.groupSize=8 rollout.maxNewTokens=64 rollout.validation.size=16 rollout.validation.every=4 ppo.actorLr=2e-3 ppo.miniBatchSize=32 earlyStopping.enabled=false"
 VANILLA="filter.ratio=1 ppo.clipRatioHigh=0.2 ppo.kl.type=k1 ppo.kl.coef=0.001 ppo.kl.in=loss"
@@ -14,7 +15,7 @@ STARPO_S="filter.metric=std filter.ratio=0.25 ppo.clipRatioHigh=0.28 ppo.kl.coef
 [ -f "$BASE/model.safetensors" ] || { echo "no base model at $BASE: run npm run bench:learn first (it pretrains one)"; exit 1; }
 run() { # name, overrides
   rm -rf "$OUT/$1"
-  $STARPO train --preset quick-cpu --env sokoban --base "$BASE" --steps 300 --time-limit "$MINUTES" --out "$OUT/$1" --set $COMMON $2
+  $STARPO train --preset quick-cpu --env sokoban --base "$BASE" --steps "${STEPS:-300}" --time-limit "$MINUTES" --out "$OUT/$1" --set $COMMON $2
   rm -rf "$OUT/$1/checkpoints" "$OUT/$1/trajectories.jsonl"
 }
 case "${ARM:-both}" in
