@@ -12,6 +12,7 @@ import { DbSink } from '../apps/worker/dist/db-sink.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 1_000_000);
 const CLIENTS = 20;
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const log = (s) => process.stdout.write(`${s}\n`);
@@ -86,12 +87,12 @@ log(`bench:api — Postgres ${server ? 'embedded' : 'from DATABASE_URL'}, ${os.c
   const t0 = performance.now();
   let next = 0;
   await Promise.all(
-    Array.from({ length: 4 }, async () => {
+    Array.from({ length: CONCURRENCY }, async () => {
       while (next < requests) await api('POST', `/api/runs/${run.id}/ingest/metrics`, body(next++), token);
     }),
   );
   const sec = (performance.now() - t0) / 1000;
-  log(`ingest via batch endpoint: ${fmt((requests * 1000) / sec)} points/s (${requests} requests × 1,000 points, 4 concurrent)`);
+  log(`ingest via batch endpoint: ${fmt((requests * 1000) / sec)} points/s (${requests} requests × 1,000 points, ${CONCURRENCY} concurrent)`);
 }
 
 // 3. live latency: worker write → socket client, 20 subscribed clients
