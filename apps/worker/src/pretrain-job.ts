@@ -36,16 +36,16 @@ export async function executePretrain(db: Db, run: Run, log: (msg: string) => vo
       {
         phase: (name, t) => {
           total = t ?? 0;
-          void sink.log('info', `phase: ${name}${t ? ` (${t})` : ''}`);
+          void sink.log('info', `phase: ${name}${t ? ` (${t})` : ''}`).catch(() => {}); // progress lines are best effort
         },
         progress: (done, info) => {
           if (Date.now() - lastWrite < 2000) return; // progress, not a stream of writes
           lastWrite = Date.now();
           void sink.status({ status: 'running', step: done, totalSteps: total }).catch(() => {});
           const loss = Number(info?.loss);
-          if (Number.isFinite(loss)) void sink.metrics(done, { 'pretrain/loss': loss });
+          if (Number.isFinite(loss)) void sink.metrics(done, { 'pretrain/loss': loss }).catch(() => {});
         },
-        log: (m) => void sink.log('info', m),
+        log: (m) => void sink.log('info', m).catch(() => {}),
       },
     );
     const files = readdirSync(out).filter((f) => !f.startsWith('.'));
