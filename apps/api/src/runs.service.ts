@@ -52,11 +52,7 @@ export class RunsService {
         preset: req.preset && isPresetName(req.preset) ? PRESETS[req.preset].name : null,
         tags: req.tags,
         notes: req.notes,
-        config: config as object,
-        environment: config.env.name,
-        algorithm: config.algorithm.advEstimator,
-        totalSteps: config.training.steps,
-        needsGpu: config.model.device === 'gpu',
+        ...configColumns(config),
       },
     });
     if (run.kind !== 'external') await this.dispatch(run);
@@ -183,11 +179,7 @@ export class RunsService {
         preset: src.preset,
         tags: req.tags ?? src.tags,
         notes: req.notes ?? src.notes,
-        config: config as object,
-        environment: config.env.name,
-        algorithm: config.algorithm.advEstimator,
-        totalSteps: config.training.steps,
-        needsGpu: config.model.device === 'gpu',
+        ...configColumns(config),
         clonedFromId: src.id,
       },
     });
@@ -247,6 +239,17 @@ export class RunsService {
       resumeCount: run.resumeCount,
     };
   }
+}
+
+/** The run columns derived from its config (indexed for listing and routing). */
+function configColumns(config: RunConfig) {
+  return {
+    config: config as object,
+    environment: config.env.name,
+    algorithm: config.algorithm.advEstimator,
+    totalSteps: config.training.steps,
+    needsGpu: config.model.device === 'gpu',
+  };
 }
 
 export function summary(r: Run, sums: { key: string; value: number; maxValue: number }[]): RunSummary {

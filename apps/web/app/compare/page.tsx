@@ -4,6 +4,7 @@ import { useSearchParams } from 'next/navigation';
 import { Suspense, useEffect, useMemo, useState } from 'react';
 import { RunCharts } from '../../components/RunCharts';
 import { useApi } from '../../lib/api';
+import { getPath } from '../../lib/paths';
 
 type Run = { id: string; name: string; status: string; config: Record<string, unknown> };
 
@@ -22,9 +23,7 @@ function Compare() {
   const diffs = useMemo(() => {
     if (runs.length < 2) return [];
     const paths = new Set(runs.slice(1).flatMap((r) => configDiff(r.config, runs[0]!.config).map((d) => d.path)));
-    const get = (o: unknown, p: string) =>
-      p.split('.').reduce<unknown>((n, k) => (n && typeof n === 'object' ? (n as Record<string, unknown>)[k] : undefined), o);
-    return [...paths].sort().map((p) => ({ path: p, values: runs.map((r) => get(r.config, p)) }));
+    return [...paths].sort().map((p) => ({ path: p, values: runs.map((r) => getPath(r.config, p)) }));
   }, [runs]);
 
   if (ids.length < 2)

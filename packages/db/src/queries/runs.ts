@@ -1,20 +1,31 @@
 import type { Db } from '../client.js';
 import type { Run } from '../generated/prisma/client.js';
 
+/** Take a run: $1 = worker id, $2 = whether the worker has a GPU (a GPU run only goes to one). */
+const CLAIM = `UPDATE runs SET status = 'running', worker_id = $1::uuid, heartbeat_at = now(), started_at = COALESCE(started_at, now()), updated_at = now()`;
+const CLAIMABLE = `status = 'queued' AND kind IN ('train', 'pretrain') AND (NOT needs_gpu OR $2)`;
+
+async function claimed(db: Db, sql: string, ...params: unknown[]): Promise<Run | null> {
+  const rows = await db.$queryRawUnsafe<{ id: string }[]>(`${sql} RETURNING id`, ...params);
+  return rows[0] ? db.run.findUnique({ where: { id: rows[0].id } }) : null;
+}
+
 /**
- * Atomically claim the oldest queued training run this worker may take (a GPU run only for a
- * GPU worker), with FOR UPDATE SKIP LOCKED so any number of workers can poll one database.
+ * Atomically claim the oldest queued training run this worker may take, with FOR UPDATE SKIP
+ * LOCKED so any number of workers can poll one database (polling without the queue).
  */
-export async function claimNextRun(db: Db, workerId: string, hasGpu: boolean): Promise<Run | null> {
-  const rows = await db.$queryRawUnsafe<{ id: string }[]>(
-    `UPDATE runs SET status = 'running', worker_id = $1::uuid, heartbeat_at = now(), started_at = COALESCE(started_at, now()), updated_at = now()
-     WHERE id = (SELECT id FROM runs WHERE status = 'queued' AND kind IN ('train', 'pretrain') AND (NOT needs_gpu OR $2)
-                 ORDER BY created_at FOR UPDATE SKIP LOCKED LIMIT 1)
-     RETURNING id`,
+export function claimNextRun(db: Db, workerId: string, hasGpu: boolean): Promise<Run | null> {
+  return claimed(
+    db,
+    `${CLAIM} WHERE id = (SELECT id FROM runs WHERE ${CLAIMABLE} ORDER BY created_at FOR UPDATE SKIP LOCKED LIMIT 1)`,
     workerId,
     hasGpu,
   );
-  return rows[0] ? db.run.findUnique({ where: { id: rows[0].id } }) : null;
+}
+
+/** Claim one specific queued run (after a queue dispatch named it); null if it is no longer queued or needs a GPU we lack. */
+export function claimRun(db: Db, runId: string, workerId: string, hasGpu: boolean): Promise<Run | null> {
+  return claimed(db, `${CLAIM} WHERE id = $3::uuid AND ${CLAIMABLE}`, workerId, hasGpu, runId);
 }
 
 /** Runs whose worker stopped heartbeating go back to the queue (they resume from their last checkpoint). */
@@ -26,19 +37,6 @@ export async function requeueStaleRuns(db: Db, staleAfterMs: number): Promise<st
     staleAfterMs,
   );
   return rows.map((r) => r.id);
-}
-
-/** Claim one specific queued run (after a queue dispatch named it); null if it is no longer queued or needs a GPU we lack. */
-export async function claimRun(db: Db, runId: string, workerId: string, hasGpu: boolean): Promise<Run | null> {
-  const rows = await db.$queryRawUnsafe<{ id: string }[]>(
-    `UPDATE runs SET status = 'running', worker_id = $1::uuid, heartbeat_at = now(), started_at = COALESCE(started_at, now()), updated_at = now()
-     WHERE id = $2::uuid AND status = 'queued' AND kind IN ('train', 'pretrain') AND (NOT needs_gpu OR $3)
-     RETURNING id`,
-    workerId,
-    runId,
-    hasGpu,
-  );
-  return rows[0] ? db.run.findUnique({ where: { id: rows[0].id } }) : null;
 }
 
 /** Queued runs (oldest first), for re-announcing dispatches that were lost. */

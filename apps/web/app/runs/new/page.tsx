@@ -6,6 +6,7 @@ import { Suspense, useEffect, useMemo, useRef, useState, type FormEvent } from '
 import { Board } from '../../../components/Board';
 import { errorsByPath, Field } from '../../../components/Field';
 import { ApiError, useApi } from '../../../lib/api';
+import { getPath } from '../../../lib/paths';
 
 /** The fields shown up front; everything else goes through the JSON overrides box. */
 const FIELDS: { path: string; label: string; type: 'number' | 'text' }[] = [
@@ -21,9 +22,6 @@ const FIELDS: { path: string; label: string; type: 'number' | 'text' }[] = [
   { path: 'training.seed', label: 'Seed', type: 'number' },
 ];
 
-function getPath(o: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((n, k) => (n && typeof n === 'object' ? (n as Record<string, unknown>)[k] : undefined), o);
-}
 function setPath(o: Record<string, unknown>, path: string, v: unknown): void {
   const keys = path.split('.');
   let n = o;

@@ -1,4 +1,5 @@
 'use client';
+import type { TrajectorySummary } from '@starpo/contracts';
 import type { EnvSnapshot } from '@starpo/envs';
 import { useParams } from 'next/navigation';
 import { useCallback, useEffect, useState } from 'react';
@@ -21,18 +22,7 @@ interface Turn {
   done: boolean;
   diagnostics?: unknown;
 }
-interface Trajectory {
-  id: string;
-  runId: string;
-  step: number;
-  split: string;
-  group: number;
-  indexInGroup: number;
-  seed: number;
-  environment: string;
-  success: boolean;
-  totalReward: number;
-  flags: string[];
+interface Trajectory extends TrajectorySummary {
   turns: Turn[];
 }
 
