@@ -9,6 +9,8 @@ const steps = [
   ['npx', ['vitest', 'run', '-c', 'e2e/vitest.config.ts']],
 ];
 const totals = { passed: 0, failed: 0, skipped: 0 };
+// a suite whose setup throws has no failed test, only a failed file: count those too
+let failedFiles = 0;
 // eslint-disable-next-line no-control-regex -- strips ANSI colour codes
 const strip = (s) => s.replace(/\x1b\[[0-9;]*m/g, '');
 
@@ -18,6 +20,8 @@ function run(cmd, args) {
     const onData = (d) => {
       process.stdout.write(d);
       for (const line of strip(d.toString()).split('\n')) {
+        const files = /^\s*(?:\S+:\s+)?Test Files\s+(\d+) failed/.exec(line);
+        if (files) failedFiles += Number(files[1]);
         const m = /^\s*(?:\S+:\s+)?Tests\s+(.*)$/.exec(line);
         if (!m) continue;
         for (const [, n, kind] of m[1].matchAll(/(\d+) (passed|failed|skipped)/g)) totals[kind] += Number(n);
@@ -34,5 +38,7 @@ for (const [cmd, args] of steps) {
   code = await run(cmd, args);
   if (code !== 0) break;
 }
-console.log(`\ntotal: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
-process.exit(code !== 0 ? code : totals.failed > 0 ? 1 : 0);
+console.log(
+  `\ntotal: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}${failedFiles ? `, ${failedFiles} test files failed` : ''}`,
+);
+process.exit(code !== 0 ? code : totals.failed > 0 || failedFiles > 0 ? 1 : 0);

@@ -33,7 +33,18 @@ export class RunQueue {
 
   async start(): Promise<this> {
     if (this.started) return this;
-    await this.boss.start();
+    // The API and a worker starting together on a fresh database both create pg-boss's schema;
+    // the loser of that race fails once and succeeds on a retry.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.boss.start();
+        break;
+      } catch (e) {
+        if (attempt >= 5) throw e;
+        await this.boss.stop({ graceful: false, wait: true }).catch(() => {});
+        await new Promise((r) => setTimeout(r, 250 * attempt));
+      }
+    }
     for (const name of Object.values(RUN_QUEUES)) await this.boss.createQueue(name, { name, policy: 'short' });
     this.started = true;
     return this;
