@@ -40,11 +40,18 @@ const childEnv = {
 const children = [];
 function run(name, cmd, args, cwd) {
   const child = spawn(cmd, args, { cwd: path.join(root, cwd), env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  const prefix = (chunk) => (quiet ? undefined : process.stdout.write(chunk.toString().replace(/^(?=.)/gm, `[${name}] `)));
+  // Quiet mode still keeps each child's last lines, to show why it died.
+  let tail = '';
+  const prefix = (chunk) => {
+    const text = chunk.toString().replace(/^(?=.)/gm, `[${name}] `);
+    if (quiet) tail = (tail + text).slice(-4000);
+    else process.stdout.write(text);
+  };
   child.stdout.on('data', prefix);
   child.stderr.on('data', prefix);
   child.on('exit', (code, signal) => {
     if (!stopping) {
+      if (tail) process.stdout.write(tail.endsWith('\n') ? tail : `${tail}\n`);
       say(`${name} exited (${signal ?? code}); stopping everything`);
       void stop(1);
     }

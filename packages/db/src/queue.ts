@@ -45,9 +45,26 @@ export class RunQueue {
         await new Promise((r) => setTimeout(r, 250 * attempt));
       }
     }
-    for (const name of Object.values(RUN_QUEUES)) await this.boss.createQueue(name, { name, policy: 'short' });
+    for (const name of Object.values(RUN_QUEUES)) await this.createQueue(name);
     this.started = true;
     return this;
+  }
+
+  /**
+   * Two processes creating the same queue at once can deadlock inside pg-boss's create_queue (each
+   * insert waits on the other's foreign key on the queue table); Postgres aborts one, which retries.
+   */
+  private async createQueue(name: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (await this.boss.getQueue(name)) return;
+        await this.boss.createQueue(name, { name, policy: 'short' });
+        return;
+      } catch (e) {
+        if (attempt >= 5) throw e;
+        await new Promise((r) => setTimeout(r, 100 * attempt + Math.random() * 200));
+      }
+    }
   }
 
   async stop(): Promise<void> {
