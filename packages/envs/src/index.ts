@@ -11,3 +11,4 @@ export * from './sokoban/solver.js';
 export * from './frozenlake/env.js';
 export * from './frozenlake/solver.js';
 export * from './bandit/env.js';
+export * from './diagnostics/index.js';

@@ -1,4 +1,12 @@
-import { solveFrozenLake, solveSokoban, type BanditSnapshot, type FrozenLakeSnapshot, type Rng, type SokobanSnapshot } from '@starpo/envs';
+import {
+  describeOffset,
+  solveFrozenLake,
+  solveSokoban,
+  type BanditSnapshot,
+  type FrozenLakeSnapshot,
+  type Rng,
+  type SokobanSnapshot,
+} from '@starpo/envs';
 import type { Reply, ReplyRequest, Responder } from '../rollout/responder.js';
 
 export interface TeacherOptions {
@@ -10,15 +18,8 @@ export interface TeacherOptions {
 type Pos = readonly [number, number];
 const at = ([r, c]: Pos) => `(${r}, ${c})`;
 
-/** "2 down and 1 left", "directly above", "here". Rows grow downwards. */
-export function relation(from: Pos, to: Pos): string {
-  const dr = to[0] - from[0];
-  const dc = to[1] - from[1];
-  const parts: string[] = [];
-  if (dr) parts.push(`${Math.abs(dr)} ${dr > 0 ? 'down' : 'up'}`);
-  if (dc) parts.push(`${Math.abs(dc)} ${dc > 0 ? 'right' : 'left'}`);
-  return parts.length ? parts.join(' and ') : 'here';
-}
+/** "2 down and 1 left", "here". Rows grow downwards. */
+export const relation = (from: Pos, to: Pos): string => describeOffset(from, to, 'here');
 
 function cellsOf(rows: string[], ch: string): [number, number][] {
   const out: [number, number][] = [];

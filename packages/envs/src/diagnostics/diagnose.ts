@@ -1,0 +1,246 @@
+import type { EnvSnapshot, FrozenLakeSnapshot, SokobanSnapshot } from '../types.js';
+import { extractClaims, type Claim, type Decision } from './extract.js';
+import { claimPattern, verifyClaim, type Verdict } from './verify.js';
+import { sameCell, World } from './world.js';
+
+export interface ClaimResult {
+  kind: Claim['kind'];
+  pattern: string;
+  /** The sentence of the think text, and where it is. */
+  text: string;
+  span: [number, number];
+  negated: boolean;
+  verdict: Verdict;
+  evidence?: string;
+}
+
+export type Consistency = 'consistent' | 'mismatch' | 'unknown';
+export type OutcomeMatch = 'match' | 'mismatch' | 'unknown';
+
+/** Stored with every turn (turns.diagnostics). */
+export interface TurnDiagnostics {
+  v: 1;
+  claims: ClaimResult[];
+  contradicted: number;
+  checkable: number;
+  /** Moves the think text decides on (first decision), lower case. */
+  decided: string[];
+  thinkAnswer: Consistency;
+  thinkAnswerEvidence?: string;
+  outcome: OutcomeMatch;
+  outcomeEvidence?: string;
+  thinkWords: number;
+  /** Empty or a couple of words: no reasoning to speak of. */
+  trivialThink: boolean;
+  /** The same think text was written for a different state in the same step. */
+  template: boolean;
+}
+
+export interface TurnInput {
+  env: string;
+  think: string;
+  formatOk: boolean;
+  /** The answer's actions as written (valid or not). */
+  answerActions: string[];
+  /** Actions the environment executed this turn. */
+  executed: string[];
+  effectiveCount: number;
+  /** State before the turn. */
+  before: EnvSnapshot;
+  /** State after the turn (the next turn's snapshot, or the final one); null when unknown. */
+  after: EnvSnapshot | null;
+  /** Extra action names that are moves (the bandit's arms). */
+  actionWords?: readonly string[];
+  coordinateBase?: 0 | 1;
+}
+
+export const DIAGNOSTIC_FLAGS = [
+  'hallucinated',
+  'think_answer_mismatch',
+  'outcome_mismatch',
+  'template_collapse',
+  'reasoning_free_success',
+] as const;
+export type DiagnosticFlag = (typeof DIAGNOSTIC_FLAGS)[number];
+
+const lower = (xs: string[]) => xs.map((x) => x.trim().toLowerCase());
+
+function thinkAnswer(decisions: Decision[], answer: string[]): { verdict: Consistency; evidence?: string } {
+  const decided = decisions.find((d) => !d.negated)?.moves ?? [];
+  const avoided = new Set(decisions.filter((d) => d.negated).flatMap((d) => d.moves));
+  if (decided.length) {
+    if (!answer.length) return { verdict: 'mismatch', evidence: `think decides ${decided.join(', ')}; the answer has no action` };
+    const n = Math.min(decided.length, answer.length);
+    for (let i = 0; i < n; i++)
+      if (decided[i] !== answer[i])
+        return { verdict: 'mismatch', evidence: `think decides ${decided.join(', ')}; the answer is ${answer.join(', ')}` };
+    return { verdict: 'consistent' };
+  }
+  if (avoided.size && answer.length) {
+    if (avoided.has(answer[0]!))
+      return { verdict: 'mismatch', evidence: `think rules out ${answer[0]}; the answer is ${answer.join(', ')}` };
+    return { verdict: 'consistent' };
+  }
+  return { verdict: 'unknown' };
+}
+
+type Grid = SokobanSnapshot | FrozenLakeSnapshot;
+const isGrid = (s: EnvSnapshot | null): s is Grid => !!s && (s.env === 'sokoban' || s.env === 'frozenlake');
+
+/** The think text's expectations (explicit outcome claims, else "the player moves") against what the environment did. */
+function outcomeCheck(input: TurnInput, claims: Claim[], decided: string[]): { verdict: OutcomeMatch; evidence?: string } {
+  if (!isGrid(input.before) || !isGrid(input.after) || !input.executed.length) return { verdict: 'unknown' };
+  const before = new World(input.before);
+  const after = new World(input.after);
+  const first = input.executed[0]!.toLowerCase();
+  const moved = !sameCell(before.positions('player')[0]!, after.positions('player')[0]!) || input.effectiveCount > 0;
+  const outcomes = claims.filter((c) => c.kind === 'outcome' && (c.moves ?? decided)[0] === first);
+  for (const c of outcomes) {
+    if (c.kind !== 'outcome') continue;
+    const happened =
+      c.outcome === 'blocked'
+        ? !moved
+        : c.outcome === 'fall'
+          ? after.inHole()
+          : c.outcome === 'reach_goal'
+            ? after.onGoal()
+            : c.outcome === 'box_on_target'
+              ? after.boxesOnTarget() > before.boxesOnTarget()
+              : JSON.stringify(after.positions('box')) !== JSON.stringify(before.positions('box'));
+    if (happened === c.negated) {
+      const expected = `${c.negated ? 'not ' : ''}${c.outcome.replace(/_/g, ' ')}`;
+      return { verdict: 'mismatch', evidence: `think expected ${expected} after ${first}; it ${happened ? 'happened' : 'did not happen'}` };
+    }
+  }
+  if (!outcomes.length) {
+    if (!decided.length || decided[0] !== first) return { verdict: 'unknown' };
+    if (!moved) return { verdict: 'mismatch', evidence: `think expected ${first} to move the player; nothing moved` };
+    if (after.inHole()) return { verdict: 'mismatch', evidence: `the player fell into a hole, which the think did not foresee` };
+  }
+  return { verdict: 'match' };
+}
+
+const wordCount = (s: string) => (s.match(/[\p{L}\p{N}]+/gu) ?? []).length;
+
+/** Every check of one turn. `template` is filled in by `markTemplates` across a step. */
+export function diagnoseTurn(input: TurnInput): TurnDiagnostics {
+  const env = input.env === 'sokoban' || input.env === 'frozenlake' ? input.env : 'bandit';
+  const think = input.formatOk ? input.think : '';
+  const { claims, decisions } = extractClaims(think, env, input.actionWords ?? [], input.coordinateBase ?? 0);
+  const answer = lower(input.answerActions);
+  const decidedMoves = decisions.find((d) => !d.negated)?.moves ?? [];
+  const world = isGrid(input.before) ? new World(input.before) : null;
+  const results: ClaimResult[] = world
+    ? claims.map((c) => {
+        const checked = verifyClaim(world, c, {
+          coordinateBase: input.coordinateBase,
+          decidedMoves: decidedMoves.length ? decidedMoves : answer,
+        });
+        return {
+          kind: c.kind,
+          pattern: claimPattern(c),
+          text: think.slice(c.span[0], c.span[1]),
+          span: c.span,
+          negated: c.negated,
+          verdict: checked.verdict,
+          ...(checked.evidence && checked.verdict !== 'supported' ? { evidence: checked.evidence } : {}),
+        };
+      })
+    : [];
+  const ta = input.formatOk ? thinkAnswer(decisions, answer) : { verdict: 'unknown' as const };
+  const oc = input.formatOk ? outcomeCheck(input, claims, decidedMoves.length ? decidedMoves : []) : { verdict: 'unknown' as const };
+  const words = wordCount(think);
+  return {
+    v: 1,
+    claims: results,
+    contradicted: results.filter((r) => r.verdict === 'contradicted').length,
+    checkable: results.filter((r) => r.verdict !== 'uncheckable').length,
+    decided: decidedMoves,
+    thinkAnswer: ta.verdict,
+    ...(ta.evidence ? { thinkAnswerEvidence: ta.evidence } : {}),
+    outcome: oc.verdict,
+    ...(oc.evidence ? { outcomeEvidence: oc.evidence } : {}),
+    thinkWords: words,
+    trivialThink: words < 3,
+    template: false,
+  };
+}
+
+/** Near-identical: the same words in the same order, ignoring case, spacing and punctuation. */
+export function thinkKey(think: string): string {
+  return think
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+export interface StepTurn {
+  think: string;
+  state: EnvSnapshot;
+  diagnostics: TurnDiagnostics;
+}
+
+/**
+ * Template collapse within a step: marks turns whose think text was also written for a different
+ * state, and returns the distinct-think ratio (distinct thinks / distinct states, at most 1).
+ */
+export function markTemplates(turns: StepTurn[]): number {
+  const statesByThink = new Map<string, Set<string>>();
+  const states = new Set<string>();
+  for (const t of turns) {
+    const state = JSON.stringify(t.state);
+    states.add(state);
+    const key = thinkKey(t.think);
+    if (!statesByThink.has(key)) statesByThink.set(key, new Set());
+    statesByThink.get(key)!.add(state);
+  }
+  for (const t of turns) t.diagnostics.template = (statesByThink.get(thinkKey(t.think))?.size ?? 0) > 1;
+  return states.size ? Math.min(1, statesByThink.size / states.size) : 1;
+}
+
+export interface DiagnosedTrajectory {
+  success: boolean;
+  turns: TurnDiagnostics[];
+}
+
+/** The flags of a trajectory, from its turns' diagnostics. */
+export function trajectoryFlags(t: DiagnosedTrajectory): DiagnosticFlag[] {
+  const flags: DiagnosticFlag[] = [];
+  if (t.turns.some((d) => d.contradicted > 0)) flags.push('hallucinated');
+  if (t.turns.some((d) => d.thinkAnswer === 'mismatch')) flags.push('think_answer_mismatch');
+  if (t.turns.some((d) => d.outcome === 'mismatch')) flags.push('outcome_mismatch');
+  if (t.turns.some((d) => d.template)) flags.push('template_collapse');
+  if (t.success && t.turns.length && t.turns.every((d) => d.trivialThink)) flags.push('reasoning_free_success');
+  return flags;
+}
+
+const rate = (num: number, den: number) => (den ? num / den : 0);
+
+/** Per-step diagnostic metrics of a batch, under `${prefix}/diag/…`. */
+export function diagnosticsMetrics(trajs: DiagnosedTrajectory[], distinctThinkRatio: number, prefix: string): Record<string, number> {
+  if (!trajs.length) return {};
+  const turns = trajs.flatMap((t) => t.turns);
+  const flags = trajs.map(trajectoryFlags);
+  const known = (k: 'thinkAnswer' | 'outcome') => turns.filter((d) => d[k] !== 'unknown');
+  const successes = trajs.filter((t) => t.success).length;
+  const p = `${prefix}/diag`;
+  return {
+    [`${p}/hallucination_rate`]: rate(flags.filter((f) => f.includes('hallucinated')).length, trajs.length),
+    [`${p}/contradicted_claim_rate`]: rate(
+      turns.reduce((a, d) => a + d.contradicted, 0),
+      turns.reduce((a, d) => a + d.checkable, 0),
+    ),
+    [`${p}/claims_per_turn`]: rate(
+      turns.reduce((a, d) => a + d.claims.length, 0),
+      turns.length,
+    ),
+    [`${p}/think_answer_mismatch_rate`]: rate(
+      known('thinkAnswer').filter((d) => d.thinkAnswer === 'mismatch').length,
+      known('thinkAnswer').length,
+    ),
+    [`${p}/outcome_mismatch_rate`]: rate(known('outcome').filter((d) => d.outcome === 'mismatch').length, known('outcome').length),
+    [`${p}/distinct_think_ratio`]: distinctThinkRatio,
+    [`${p}/template_rate`]: rate(turns.filter((d) => d.template).length, turns.length),
+    [`${p}/reasoning_free_success_rate`]: rate(flags.filter((f) => f.includes('reasoning_free_success')).length, successes),
+  };
+}

@@ -1,0 +1,4 @@
+export { extractClaims, type Claim, type Decision, type Dir, type EntityRef, type EntityType, type Extraction } from './extract.js';
+export { verifyClaim, claimPattern, type Checked, type Verdict, type VerifyOptions } from './verify.js';
+export { World, describeOffset } from './world.js';
+export * from './diagnose.js';

@@ -1,0 +1,187 @@
+/**
+ * Think text → a canonical token stream that the claim extractor reads: lower case, numbers as
+ * digits, directions as up/down/left/right, entities as `@player`, `@box`, … and coordinates as
+ * `<r,c>`. Rules are ordered: multi-word phrases first, then single words.
+ */
+
+export type EnvKind = 'sokoban' | 'frozenlake' | 'bandit';
+
+export interface Sentence {
+  /** Offsets of the sentence in the original think text. */
+  span: [number, number];
+  text: string;
+  tokens: string[];
+}
+
+const NUMBER_WORDS: Record<string, number | string> = {
+  zero: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  first: '1st',
+  second: '2nd',
+  third: '3rd',
+  fourth: '4th',
+  fifth: '5th',
+  sixth: '6th',
+  seventh: '7th',
+  eighth: '8th',
+  ninth: '9th',
+  tenth: '10th',
+};
+
+type Rule = [RegExp, string];
+
+const COMMON_RULES: Rule[] = [
+  [/[’‘]/g, "'"],
+  [/\bcan ?not\b|\bcan't\b/g, 'can not'],
+  [/\bwon't\b/g, 'will not'],
+  [/n't\b/g, ' not'],
+  [/\btwice\b/g, '2 times'],
+  [/\bthrice\b/g, '3 times'],
+  // ordinals count from 1 whatever base the coordinates use: "the first column" is column 0
+  [/\bin (?:the )?(\d+)(?:st|nd|rd|th) row\b/g, ' <o$1_x> '],
+  [/\bin (?:the )?(\d+)(?:st|nd|rd|th) (?:col|column)\b/g, ' <x_o$1> '],
+  [/\b(\d+)(?:st|nd|rd|th)\b/g, '$1'],
+  [/\bright (move|action|choice|direction|way|path|call)\b/g, 'best $1'],
+  // coordinates
+  [/\(\s*row\s*(\d+)\s*,?\s*(?:and\s+)?col(?:umn)?\s*(\d+)\s*\)/g, ' <$1_$2> '],
+  [/\brow\s*(\d+)\s*,?\s*(?:and\s+|in\s+)?col(?:umn)?\s*(\d+)/g, ' <$1_$2> '],
+  [/\bcol(?:umn)?\s*(\d+)\s*,?\s*(?:and\s+|in\s+)?row\s*(\d+)/g, ' <$2_$1> '],
+  [/[([]\s*(\d+)\s*,\s*(\d+)\s*[)\]]/g, ' <$1_$2> '],
+  [/\br(\d+)\s*c(\d+)\b/g, ' <$1_$2> '],
+  // one axis only: "in row 3", "in the second column"
+  [/\bin (?:the )?row (\d+)\b/g, ' <$1_x> '],
+  [/\bin (?:the )?(?:col|column) (\d+)\b/g, ' <x_$1> '],
+  [/\bin (?:the )?(\d+) row\b/g, ' <$1_x> '],
+  [/\bin (?:the )?(\d+) (?:col|column)\b/g, ' <x_$1> '],
+  // adjacency and directions
+  [/\b(?:right next to|next to|adjacent to|beside|right beside|neighbou?ring|near|close to|nearby|around)\b/g, ' ~adj '],
+  [/\b(?:on|to) its (left|right)\b/g, ' $1 of its '],
+  [
+    /\b(?:right|immediately|directly|straight)\s+(?=(?:to the\s+|on the\s+|to my\s+|on my\s+)?(?:north|south|east|west|up|down|left|right|above|below|beneath|under)\b)/g,
+    ' ~direct ',
+  ],
+  [/\b(?:on|to) (?:my|the player's|the agent's) (left|right)\b/g, ' $1 of me '],
+  // corners of the board (FrozenLake only: a Sokoban room's corners are walls)
+  [/\b(?:the )?(top|upper|bottom|lower)[- ]?(left|right) corner\b/g, ' ~corner_$1_$2 '],
+  [/\b(?:the )?(left|right)[- ]?(top|upper|bottom|lower) corner\b/g, ' ~corner_$2_$1 '],
+  // "in the top-left", "in the bottom half": regions, not directions from the player
+  [/\bin the (?:top|bottom|upper|lower|left|right)(?:[- ](?:left|right))?\b(?! of)/g, ' ~place '],
+  // "the bottom row", "the top wall", "the left edge": places, not directions
+  [
+    /\b(?:top|bottom|upper|lower|left|right|leftmost|rightmost)(?:[- ](?:left|right))? (?:row|column|col|side|edge|corner|part|half|wall|border)s?\b/g,
+    ' ~place ',
+  ],
+  [/\bto the (left|right)\b/g, ' $1 '],
+  [/\bon the (left|right)\b/g, ' $1 '],
+  [/\b(north|south)[- ]?(east|west)\b/g, ' $1 $2 '],
+  [/\b(up|down|upper|lower|top|bottom)[- ](left|right)\b/g, ' $1 $2 '],
+  [/\b(?:north(?:wards?)?|upwards?|above|upper|top)\b/g, ' up '],
+  [/\b(?:south(?:wards?)?|downwards?|below|beneath|underneath|under|lower|bottom)\b/g, ' down '],
+  [/\b(?:west(?:wards?)?|leftwards?)\b/g, ' left '],
+  [/\b(?:east(?:wards?)?|rightwards?)\b/g, ' right '],
+  [/\bsame (row|column|col) as\b/g, ' ~same$1 '],
+  [/\bin the same (row|column|col)\b/g, ' ~same$1 '],
+  [/\bthe same (row|column|col)\b/g, ' ~same$1 '],
+  // the player
+  [/\b(?:i am|i'm|im)\b/g, ' @player is '],
+  [/(?<!@)\b(?:my (?:current )?(?:position|location|cell|square|tile)|the player|player|the agent|agent|myself|me)\b/g, ' @player '],
+  [/\bi\b/g, ' @player '],
+];
+
+const SOKOBAN_RULES: Rule[] = [
+  [/~corner_\w+/g, ' ~place '],
+  [/\b(?:the )?(?:boxes|crates)\b/g, ' @box+ '],
+  [
+    /\b(?:the |a |another |one )?(?:box|crate)\s*(?:#|no\.?\s*)?(\d)\b(?!\s*(?:steps?|squares?|cells?|tiles?|spaces?|rows?|columns?|times))/g,
+    ' @box#$1 ',
+  ],
+  [/\b(?:the |a |another )?(?:box|crate)\b/g, ' @box '],
+  [/\b(?:the )?(?:targets|goals|goal squares|storage locations|docks)\b/g, ' @target+ '],
+  [/\b(?:the |a |another )?(?:target|goal square|storage location|dock|goal)(?! is to\b)\b/g, ' @target '],
+  [/\b(?:the )?walls\b/g, ' @wall+ '],
+  [/\b(?:the |a )?wall\b/g, ' @wall '],
+  [/\b(?:the )?holes\b/g, ' @hole+ '],
+  [/\b(?:the |a )?hole\b/g, ' @hole '],
+];
+
+const LAKE_RULES: Rule[] = [
+  [/~corner_(top|upper)_(left|right)/g, ' <0_$2> '],
+  [/~corner_(bottom|lower)_(left|right)/g, ' <last_$2> '],
+  [/\b(?:the )?(?:holes|pits)\b/g, ' @hole+ '],
+  [/\b(?:the |a |another )?(?:hole|pit)\b/g, ' @hole '],
+  [/\b(?:the |a )?(?:goal|gift|present|frisbee|target|destination|exit)(?! is to\b)\b/g, ' @goal '],
+  [/\b(?:the )?(?:walls|edges|borders|boundaries)\b/g, ' @wall+ '],
+  [/\b(?:the |a )?(?:wall|edge|border|boundary)(?: of the (?:board|map|grid|lake))?\b/g, ' @wall '],
+  [/\b(?:the )?(?:boxes|crates)\b/g, ' @box+ '],
+  [/\b(?:the |a )?(?:box|crate)\b/g, ' @box '],
+];
+
+const NUMBER_WORD = new RegExp(`\\b(${Object.keys(NUMBER_WORDS).join('|')})\\b`, 'g');
+
+/** Entity rules must not match inside a token they already produced ("@box"). */
+const notInToken = (rules: Rule[]): Rule[] => rules.map(([re, to]) => [new RegExp(`(?<![@\\w])${re.source}`, re.flags), to]);
+const SOKOBAN = notInToken(SOKOBAN_RULES);
+const LAKE = notInToken(LAKE_RULES);
+
+function applyRules(text: string, rules: Rule[]): string {
+  let s = text;
+  for (const [re, to] of rules) s = s.replace(re, to);
+  return s;
+}
+
+/** Sentence boundaries: . ! ? ; and new lines (not a dot inside a number), plus "but"/"whereas"/"while". */
+const BOUNDARY = /(?<!\d)\.(?!\d)|[!?;\n]|\b(?:but|whereas|while|although|however)\b/gi;
+
+export function splitSentences(think: string): [number, number][] {
+  const spans: [number, number][] = [];
+  let start = 0;
+  for (const m of think.matchAll(BOUNDARY)) {
+    const end = m.index!;
+    if (think.slice(start, end).trim()) spans.push(trimSpan(think, start, end));
+    start = end + m[0].length;
+  }
+  if (think.slice(start).trim()) spans.push(trimSpan(think, start, think.length));
+  return spans;
+}
+
+function trimSpan(text: string, start: number, end: number): [number, number] {
+  while (start < end && /\s/.test(text[start]!)) start++;
+  while (end > start && /\s/.test(text[end - 1]!)) end--;
+  return [start, end];
+}
+
+export function normalizeSentence(text: string, env: EnvKind): string[] {
+  let s = applyRules(
+    text.toLowerCase().replace(NUMBER_WORD, (w) => String(NUMBER_WORDS[w])),
+    COMMON_RULES,
+  );
+  if (env === 'sokoban') s = applyRules(s, SOKOBAN);
+  else if (env === 'frozenlake')
+    s = applyRules(s, LAKE)
+      .replace(/<(\w+)_left>/g, '<$1_0>')
+      .replace(/<(\w+)_right>/g, '<$1_last>');
+  else s = s.replace(/~corner_\w+/g, ' ~place ');
+  return s
+    .replace(/([,:])/g, ' $1 ')
+    .replace(/[^\w@#+~<>,:'\s-]/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
+}
+
+export function sentences(think: string, env: EnvKind): Sentence[] {
+  return splitSentences(think).map((span) => {
+    const text = think.slice(span[0], span[1]);
+    return { span, text, tokens: normalizeSentence(text, env) };
+  });
+}
