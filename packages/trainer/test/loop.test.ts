@@ -46,10 +46,14 @@ describe('StarPO loop', () => {
       'timing_s/gen',
       'timing_s/update_actor',
       'train/well_formed_rate',
+      'train/diag/hallucination_rate',
+      'train/diag/think_answer_mismatch_rate',
+      'train/diag/distinct_think_ratio',
     ]) {
       expect(Number.isFinite(m1[key]), key).toBe(true);
     }
     expect(sink.points.get(0)!['val/success']).toBeDefined();
+    expect(sink.points.get(0)!['val/diag/outcome_mismatch_rate']).toBeDefined();
     expect(sink.points.get(2)!['val/bandit/success']).toBeDefined();
     expect(sink.checkpoints.map((c) => c.step)).toEqual([1, 2, 3]);
     expect([...sink.checkpoints[0]!.files.keys()].sort()).toEqual(

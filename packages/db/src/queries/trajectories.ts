@@ -36,6 +36,8 @@ export interface TrajectoryInput {
   keptByFilter: boolean | null;
   hallucinated?: boolean;
   flags?: string[];
+  /** State after the last turn. */
+  finalSnapshot?: unknown;
   turns: TurnInput[];
 }
 
@@ -71,6 +73,7 @@ export async function insertTrajectories(db: Db, runId: string, items: Trajector
         keptByFilter: t.keptByFilter,
         hallucinated: t.hallucinated ?? false,
         flags: (t.flags ?? []).map(pgText),
+        finalSnapshot: (t.finalSnapshot === undefined ? undefined : pgJson(t.finalSnapshot)) as object | undefined,
       })),
     });
     await tx.turn.createMany({
@@ -101,4 +104,33 @@ export async function insertTrajectories(db: Db, runId: string, items: Trajector
     });
   });
   return items.length;
+}
+
+export interface DiagnosticsUpdate {
+  trajectoryId: string;
+  hallucinated: boolean;
+  flags: string[];
+  turns: { index: number; diagnostics: unknown }[];
+}
+
+/** Replace the stored diagnostics and flags of trajectories (re-computed after the checker changed), in two statements. */
+export async function updateDiagnostics(db: Db, items: DiagnosticsUpdate[]): Promise<void> {
+  if (!items.length) return;
+  const turns = items.flatMap((t) => t.turns.map((u) => ({ id: t.trajectoryId, ...u })));
+  await db.$transaction([
+    db.$executeRawUnsafe(
+      `UPDATE trajectories AS t SET hallucinated = v.h, flags = ARRAY(SELECT jsonb_array_elements_text(v.f))
+       FROM unnest($1::uuid[], $2::bool[], $3::jsonb[]) AS v(id, h, f) WHERE t.id = v.id`,
+      items.map((t) => t.trajectoryId),
+      items.map((t) => t.hallucinated),
+      items.map((t) => JSON.stringify(t.flags.map(pgText))),
+    ),
+    db.$executeRawUnsafe(
+      `UPDATE turns AS u SET diagnostics = v.d
+       FROM unnest($1::uuid[], $2::int[], $3::jsonb[]) AS v(id, idx, d) WHERE u.trajectory_id = v.id AND u.index = v.idx`,
+      turns.map((u) => u.id),
+      turns.map((u) => u.index),
+      turns.map((u) => JSON.stringify(pgJson(u.diagnostics))),
+    ),
+  ]);
 }

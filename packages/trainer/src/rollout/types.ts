@@ -1,4 +1,4 @@
-import type { EnvSnapshot, ParsedReply } from '@starpo/envs';
+import type { DiagnosticFlag, EnvSnapshot, ParsedReply, TurnDiagnostics } from '@starpo/envs';
 
 export type SplitName = 'train' | 'val';
 
@@ -22,6 +22,8 @@ export interface RolloutTurn {
   responseTokens: number;
   meanLogProb: number | null;
   meanEntropy: number | null;
+  /** Reasoning checks (filled in after the rollout by `diagnoseBatch`). */
+  diagnostics?: TurnDiagnostics;
 }
 
 export interface Trajectory {
@@ -46,4 +48,6 @@ export interface Trajectory {
   scores: number[];
   /** Per turn reward (env + penalty), for turn-level estimators. */
   turnRewards: number[];
+  /** Reasoning-diagnostic flags (filled in by `diagnoseBatch`). */
+  flags?: DiagnosticFlag[];
 }

@@ -18,6 +18,9 @@ export function trajectoryRecord(step: number, t: Trajectory, kept: boolean | nu
     penalty: t.penalty,
     numActions: t.numActions,
     keptByFilter: kept,
+    hallucinated: t.flags?.includes('hallucinated') ?? false,
+    flags: t.flags ?? [],
+    finalSnapshot: t.finalSnapshot,
     turns: t.turns.map((x) => ({
       index: x.index,
       observation: x.observation,
@@ -36,6 +39,7 @@ export function trajectoryRecord(step: number, t: Trajectory, kept: boolean | nu
       responseTokens: x.responseTokens,
       meanLogProb: x.meanLogProb,
       meanEntropy: x.meanEntropy,
+      diagnostics: x.diagnostics,
     })),
   };
 }

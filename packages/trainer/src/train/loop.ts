@@ -13,6 +13,7 @@ import type { Trajectory } from '../rollout/types.js';
 import { computeAdvantages } from './advantage-step.js';
 import { scoreSamples, toSample, valueSamples, type Sample } from './batch.js';
 import { jsonFile, optimizerFile, parseJsonFile, restoreOptimizer, restoreWeights, weightsFile } from './checkpoint.js';
+import { diagnoseBatch } from './diagnose.js';
 import { groupRewards, rolloutMetrics, summarize } from './metrics.js';
 import { AdamW } from './optimizer.js';
 import type { RunStatus, TrainSink } from './sink.js';
@@ -143,7 +144,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
       tokenizer,
       new Rng(v.seedBase + step),
     );
-    const m = rolloutMetrics(trajs, 'val');
+    const m = { ...rolloutMetrics(trajs, 'val'), ...diagnoseBatch(trajs, 'val') };
     m['timing_s/testing'] = (performance.now() - t0) / 1000;
     await o.sink.metrics(step, m);
     await o.sink.trajectories(step, trajs, () => null);
@@ -205,7 +206,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
         })
       : reuseBatch!.trajs;
     if (fresh) reuseBatch = { trajs, seedsStep: step };
-    const metrics: Record<string, number> = rolloutMetrics(trajs, 'train');
+    const metrics: Record<string, number> = { ...rolloutMetrics(trajs, 'train'), ...diagnoseBatch(trajs, 'train') };
 
     // 2. collapse metrics on the unfiltered batch, 3. filter
     const groups = groupRewards(trajs);
