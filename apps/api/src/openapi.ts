@@ -13,6 +13,7 @@ import {
   runConfigSchema,
   signupSchema,
   trajectoriesQuerySchema,
+  diagnosticsQuerySchema,
   updateMemberSchema,
   updateRunSchema,
 } from '@starpo/contracts';
@@ -147,6 +148,13 @@ const OPS: Op[] = [
     produces: 'application/x-ndjson',
   },
   { method: 'get', path: '/api/trajectories/{id}', tag: 'trajectories', summary: 'One trajectory with every turn and state snapshot' },
+  {
+    method: 'get',
+    path: '/api/runs/{id}/diagnostics',
+    tag: 'trajectories',
+    summary: 'Reasoning diagnostics: flag counts and the most frequent contradicted claims in a step range, with example turns',
+    query: diagnosticsQuerySchema,
+  },
   { method: 'get', path: '/api/runs/{id}/checkpoints', tag: 'checkpoints', summary: 'Checkpoint files of a run' },
   {
     method: 'get',

@@ -96,6 +96,13 @@ export class RunsController {
     return this.trajectories.list(id, query);
   }
 
+  /** Flag counts and the most frequent contradicted claims in a step range, with example turns. */
+  @Get(':id/diagnostics')
+  async diagnostics(@CurrentActor() a: Actor, @Param('id') id: string, @Query() query: unknown) {
+    await this.runs.find(a, id);
+    return this.trajectories.diagnostics(id, query);
+  }
+
   /** Every matching trajectory with its turns, one JSON object a line, streamed. */
   @Get(':id/trajectories.jsonl')
   async exportTrajectories(

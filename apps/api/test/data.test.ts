@@ -91,6 +91,92 @@ describe('metrics, trajectories, checkpoints, workers and ingestion', () => {
     await t.http.get(`/api/trajectories/${one.body.id}`).set('Authorization', rival.auth).expect(404);
   });
 
+  it('summarises reasoning diagnostics: flag counts and the most frequent contradicted claims with example turns', async () => {
+    const run = (await post('/api/runs', { preset: 'quick-cpu', config: { env: { name: 'sokoban' } } }).expect(201)).body.id;
+    const claim = (pattern: string, verdict: string, evidence?: string) => ({
+      kind: 'position',
+      pattern,
+      text: `${pattern} claim`,
+      span: [0, 5],
+      negated: false,
+      verdict,
+      evidence,
+    });
+    const diagnosed = (claims: object[]) => ({
+      v: 1,
+      claims,
+      contradicted: claims.filter((c) => (c as { verdict: string }).verdict === 'contradicted').length,
+    });
+    for (let step = 1; step <= 4; step++) {
+      await insertTrajectories(t.db, run, [
+        {
+          step,
+          split: 'train',
+          group: 0,
+          indexInGroup: 0,
+          seed: 1,
+          env: 'sokoban',
+          success: false,
+          totalReward: 0,
+          numActions: 1,
+          keptByFilter: null,
+          hallucinated: true,
+          flags: ['hallucinated', 'outcome_mismatch'],
+          turns: [
+            turn(0, 0, {
+              diagnostics: diagnosed([
+                claim('box position', 'contradicted', 'box is at (3, 2), not (2, 2)'),
+                claim('player position', 'supported'),
+              ]),
+            }),
+            turn(1, 0, { diagnostics: diagnosed([claim('box position', 'contradicted', 'box is at (3, 3), not (1, 1)')]) }),
+          ],
+        },
+        {
+          step,
+          split: 'train',
+          group: 0,
+          indexInGroup: 1,
+          seed: 1,
+          env: 'sokoban',
+          success: false,
+          totalReward: 0,
+          numActions: 1,
+          keptByFilter: null,
+          hallucinated: step % 2 === 0,
+          flags: step % 2 === 0 ? ['hallucinated'] : [],
+          turns: [
+            turn(0, 0, {
+              diagnostics: diagnosed(
+                step % 2 === 0 ? [claim('hole right of player', 'contradicted', 'holes next to the player: none')] : [],
+              ),
+            }),
+          ],
+        },
+      ]);
+    }
+    const all = await get(`/api/runs/${run}/diagnostics`).expect(200);
+    expect(all.body).toMatchObject({ trajectories: 8, flags: { hallucinated: 6, outcome_mismatch: 4 } });
+    expect(all.body.contradicted.map((c: { pattern: string; count: number }) => [c.pattern, c.count])).toEqual([
+      ['box position', 8],
+      ['hole right of player', 2],
+    ]);
+    expect(all.body.contradicted[0].examples).toHaveLength(3);
+    expect(all.body.contradicted[0].examples[0]).toMatchObject({ step: 4, split: 'train', text: 'box position claim' });
+    const trajectory = await get(`/api/trajectories/${all.body.contradicted[0].examples[0].trajectoryId}`).expect(200);
+    expect(trajectory.body.hallucinated).toBe(true);
+
+    const early = await get(`/api/runs/${run}/diagnostics?from=1&to=2&limit=1&examples=1`).expect(200);
+    expect(early.body).toMatchObject({ from: 1, to: 2, trajectories: 4, flags: { hallucinated: 3 } });
+    expect(early.body.contradicted).toEqual([{ pattern: 'box position', count: 4, examples: [expect.objectContaining({ step: 2 })] }]);
+    const hallucinated = await get(`/api/runs/${run}/trajectories?hallucinated=true&from=3&to=4`).expect(200);
+    expect(hallucinated.body.items).toHaveLength(3);
+
+    expect((await get(`/api/runs/${run}/diagnostics?limit=0`).expect(400)).body.details[0].path).toBe('limit');
+    const rival = await otherTeamUser(t);
+    await t.http.get(`/api/runs/${run}/diagnostics`).set('Authorization', rival.auth).expect(404);
+  });
+
   it('exports trajectories with their turns as JSONL', async () => {
     const res = await get(`/api/runs/${runId}/trajectories.jsonl?split=train`)
       .buffer(true)

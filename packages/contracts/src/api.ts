@@ -179,6 +179,38 @@ export interface TrajectorySummary {
   flags: string[];
 }
 
+/** GET /api/runs/:id/diagnostics: the most frequent contradicted claims in a step range. */
+export const diagnosticsQuerySchema = z
+  .object({
+    from: step.optional(),
+    to: step.optional(),
+    split: z.enum(['train', 'val']).optional(),
+    limit: z.coerce.number().int().min(1).max(50).default(10),
+    examples: z.coerce.number().int().min(1).max(10).default(3),
+  })
+  .strict();
+export type DiagnosticsQuery = z.infer<typeof diagnosticsQuerySchema>;
+
+export interface ClaimExample {
+  trajectoryId: string;
+  step: number;
+  split: 'train' | 'val';
+  turn: number;
+  /** The sentence of the think text. */
+  text: string;
+  evidence: string | null;
+}
+
+export interface DiagnosticsSummary {
+  from: number | null;
+  to: number | null;
+  trajectories: number;
+  /** Trajectories carrying each flag. */
+  flags: Record<string, number>;
+  /** Contradicted claims grouped by kind ("box position", "hole right of player"), most frequent first. */
+  contradicted: { pattern: string; count: number; examples: ClaimExample[] }[];
+}
+
 /** POST /api/runs/:id/ingest/metrics: at most 1,000 points (and 1 MB) a request; idempotent on run+key+step. */
 export const ingestMetricsSchema = z
   .object({
