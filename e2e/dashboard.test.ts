@@ -1,4 +1,5 @@
 import { FrozenLakeEnv, SokobanEnv, renderSnapshot } from '@starpo/envs';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,6 +38,14 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
       },
       [method, sys.apiUrl + p, body] as const,
     );
+
+  /** The think text as written, without the checker's "✗ the truth" notes. */
+  const thinkText = () =>
+    page.getByTestId('think').evaluate((el) => {
+      const copy = el.cloneNode(true) as HTMLElement;
+      copy.querySelectorAll('[data-testid=claim-truth]').forEach((n) => n.remove());
+      return copy.textContent;
+    });
 
   beforeAll(async () => {
     if (!exe) console.warn('SKIPPED dashboard browser tests: no Chromium found (install Debian chromium or set CHROMIUM_PATH)');
@@ -110,12 +119,12 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     const id = page.url().split('/').pop()!;
     const traj = (await api('GET', `/api/trajectories/${id}`)) as { turns: { think: string; stateSnapshot: never }[] };
     await expect.poll(() => page.getByTestId('replay-board-text').textContent()).toBe(renderSnapshot(traj.turns[0]!.stateSnapshot));
-    expect(await page.getByTestId('think').textContent()).toBe(traj.turns[0]!.think || '(empty)');
+    expect(await thinkText()).toBe(traj.turns[0]!.think || '(empty)');
     if (traj.turns.length > 1) {
       await page.keyboard.press('ArrowRight');
       await expect.poll(() => page.getByTestId('turn-label').textContent()).toBe(`turn 2 / ${traj.turns.length}`);
       expect(await page.getByTestId('replay-board-text').textContent()).toBe(renderSnapshot(traj.turns[1]!.stateSnapshot));
-      expect(await page.getByTestId('think').textContent()).toBe(traj.turns[1]!.think || '(empty)');
+      expect(await thinkText()).toBe(traj.turns[1]!.think || '(empty)');
     }
   });
 
@@ -180,6 +189,64 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     expect(renderSnapshot(lake.snapshot())).toContain('P');
   });
 
+  it('diagnoses reasoning: a false claim is highlighted with the truth, counted in the diagnostics tab and found by the flag filter', async () => {
+    // Sokoban seed 3: the box is right above the player; a think that says otherwise, and one that decides up but answers left
+    const env = new SokobanEnv();
+    const obs = env.reset(3);
+    const s0 = env.snapshot();
+    env.step('Left');
+    const turn = (think: string, answer: string) => ({
+      observation: obs,
+      rawReply: `<think>${think}</think><answer>${answer}</answer>`,
+      think,
+      answer,
+      actions: [answer],
+      reward: -0.1,
+      snapshot: s0,
+    });
+    const run = (await api('POST', '/api/runs', { name: 'diagnosed', external: true, config: { env: { name: 'sokoban' } } })) as {
+      id: string;
+    };
+    await api('POST', `/api/runs/${run.id}/ingest/trajectories`, {
+      trajectories: [
+        { step: 1, success: false, turns: [turn('The box is below me, two steps down. I will go left.', 'Left')] },
+        { step: 1, indexInGroup: 1, success: false, turns: [turn('The box is right above me. So I go up.', 'Left')] },
+      ],
+    });
+    // ingestion stores; the command computes the diagnostics (as after a checker upgrade)
+    const port = /embedded PostgreSQL on port (\d+)/.exec(sys.output())![1];
+    const out = execFileSync(process.execPath, ['apps/worker/dist/diagnose-cli.js', run.id], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: `postgresql://postgres:postgres@127.0.0.1:${port}/starpo` },
+    }).toString();
+    expect(out).toContain('2 trajectories in 1 step batches; 1 hallucinated');
+
+    await page.goto(`${sys.webUrl}/runs/${run.id}`);
+    await page.getByRole('tab', { name: 'diagnostics' }).click();
+    await expect.poll(() => page.getByTestId('contradicted-claims').textContent()).toContain('box down of player');
+    expect(await page.getByTestId('flag-counts').textContent()).toMatch(/hallucinated.*1 \(50%\)/);
+    await page.screenshot({ path: path.join(SHOTS, 'diagnostics.png'), fullPage: true });
+
+    // the flag links to the filtered trajectory list
+    await page.getByRole('button', { name: /think–answer mismatch/ }).click();
+    await expect.poll(() => page.getByTestId('trajectories-table').locator('tbody tr').count()).toBe(1);
+    expect(await page.getByRole('combobox', { name: 'flag' }).inputValue()).toBe('think_answer_mismatch');
+    await page.getByRole('combobox', { name: 'flag' }).selectOption('hallucinated');
+    await expect.poll(() => page.getByTestId('trajectories-table').textContent()).toContain('hallucinated');
+
+    // an example turn opens the replay with the false sentence marked and the truth beside it
+    await page.getByRole('tab', { name: 'diagnostics' }).click();
+    await page.getByTestId('claim-example').first().click();
+    await page.waitForURL(/\/trajectories\/.+\?turn=0/);
+    await expect.poll(() => page.getByTestId('contradicted-claim').first().textContent()).toBe('The box is below me, two steps down');
+    expect(await page.getByTestId('claim-truth').first().textContent()).toContain('box at (3, 2) is 1 up of the player at (4, 2)');
+    expect(await thinkText()).toBe('The box is below me, two steps down. I will go left.');
+    await page.screenshot({ path: path.join(SHOTS, 'replay-diagnostics.png'), fullPage: true });
+    const list = (await api('GET', `/api/runs/${run.id}/trajectories?flag=think_answer_mismatch`)) as { items: { id: string }[] };
+    await page.goto(`${sys.webUrl}/trajectories/${list.items[0]!.id}`);
+    await expect.poll(() => page.getByTestId('think-answer-mismatch').textContent()).toContain('think decides up; the answer is left');
+  });
+
   it('compares two runs and cancels a run from its page', async () => {
     const long = (await api('POST', '/api/runs', {
       name: 'long one',
@@ -187,7 +254,7 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
       config: { ...SMALL, env: { name: 'bandit' }, training: { steps: 500 } },
     })) as { id: string };
     await page.goto(`${sys.webUrl}/`);
-    await expect.poll(() => page.getByTestId('run-row').count()).toBe(3);
+    await expect.poll(() => page.getByTestId('run-row').count()).toBe(4); // lake-live, known episode, diagnosed, long one
     await page.screenshot({ path: path.join(SHOTS, 'runs.png'), fullPage: true });
     await page.getByLabel('select lake-live').check();
     await page.getByLabel('select long one').check();

@@ -95,10 +95,14 @@ export class TrajectoriesService {
         CROSS JOIN LATERAL jsonb_array_elements(COALESCE(u.diagnostics->'claims', '[]'::jsonb)) AS claim
         WHERE t.run_id = ${runId}::uuid AND t.hallucinated AND t.step BETWEEN ${from} AND ${to}
           AND (${split}::text IS NULL OR t.split::text = ${split}) AND claim->>'verdict' = 'contradicted'
+      ), per_turn AS (
+        -- one example per turn, however many of its sentences make the same kind of false claim
+        SELECT pattern, trajectory_id, step, split, turn, min(text) AS text, min(evidence) AS evidence, count(*) AS claims
+        FROM c GROUP BY pattern, trajectory_id, step, split, turn
       ), ranked AS (
-        SELECT *, count(*) OVER (PARTITION BY pattern) AS n,
+        SELECT *, (sum(claims) OVER (PARTITION BY pattern))::int AS n,
                row_number() OVER (PARTITION BY pattern ORDER BY step DESC, trajectory_id, turn) AS k
-        FROM c
+        FROM per_turn
       )
       SELECT pattern, n, trajectory_id, step, split, turn, text, evidence FROM ranked
       WHERE k <= ${q.examples} ORDER BY n DESC, pattern, k`;

@@ -74,7 +74,8 @@ export function Chart({
       const color = COLORS[i % COLORS.length]!;
       return smoothing > 0
         ? [
-            { label: `${s.label} (raw)`, stroke: `${color}44`, width: 1, spanGaps: true, show: true },
+            // the raw line stays on the canvas but out of the legend (class hides its row)
+            { label: `${s.label} (raw)`, stroke: `${color}44`, width: 1, spanGaps: true, show: true, class: 'raw-series' },
             { label: s.label, stroke: color, width: 2, spanGaps: true },
           ]
         : [{ label: s.label, stroke: color, width: 2, spanGaps: true }];

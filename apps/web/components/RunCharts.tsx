@@ -12,7 +12,7 @@ type Series = { runId: string; key: string; points: Point[] };
  * Every chart group for one or more runs: loaded downsampled from the API, then extended live
  * from the socket (each run subscribed with the last step it has, so a reconnect catches up).
  */
-export function RunCharts({ runs, live = true }: { runs: { id: string; label: string }[]; live?: boolean }) {
+export function RunCharts({ runs, live = true, only }: { runs: { id: string; label: string }[]; live?: boolean; only?: RegExp }) {
   const { call, socket } = useApi();
   const [data, setData] = useState<Map<string, Point[]>>(new Map());
   const [smoothing, setSmoothing] = useState(0.6);
@@ -62,7 +62,10 @@ export function RunCharts({ runs, live = true }: { runs: { id: string; label: st
     };
   }, [ids, live, socket]);
 
-  const keys = useMemo(() => [...new Set([...data.keys()].map((k) => k.slice(k.indexOf(' ') + 1)))], [data]);
+  const keys = useMemo(
+    () => [...new Set([...data.keys()].map((k) => k.slice(k.indexOf(' ') + 1)))].filter((k) => !only || only.test(k)),
+    [data, only],
+  );
   const groups = useMemo(() => groupKeys(keys), [keys]);
   const t0 = useMemo(() => {
     let min = Infinity; // a loop: spreading 10⁵ points into Math.min overflows the stack

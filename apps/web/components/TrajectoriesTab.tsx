@@ -1,11 +1,19 @@
 'use client';
 import type { Page, TrajectorySummary } from '@starpo/contracts';
+import { DIAGNOSTIC_FLAGS } from '@starpo/envs';
 import { useMemo, useState } from 'react';
 import { useGet } from '../lib/api';
+import { FLAG_LABELS } from './flags';
 
 /** Filtered trajectory list of a run, and the group view: the N rollouts of one initial state side by side. */
-export function TrajectoriesTab({ runId }: { runId: string }) {
-  const [f, setF] = useState({ from: '', to: '', split: '', success: '', minReward: '', maxReward: '', group: '', flag: '' });
+export function TrajectoriesTab({
+  runId,
+  initial = {},
+}: {
+  runId: string;
+  initial?: Partial<Record<'flag' | 'from' | 'to' | 'split', string>>;
+}) {
+  const [f, setF] = useState({ from: '', to: '', split: '', success: '', minReward: '', maxReward: '', group: '', flag: '', ...initial });
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const [view, setView] = useState<'list' | 'groups'>('list');
   const query = useMemo(() => {
@@ -47,7 +55,14 @@ export function TrajectoriesTab({ runId }: { runId: string }) {
         <input aria-label="min reward" placeholder="min reward" value={f.minReward} onChange={set('minReward')} size={8} />
         <input aria-label="max reward" placeholder="max reward" value={f.maxReward} onChange={set('maxReward')} size={8} />
         <input aria-label="group" placeholder="group" value={f.group} onChange={set('group')} size={6} />
-        <input aria-label="flag" placeholder="diagnostic flag" value={f.flag} onChange={set('flag')} size={14} />
+        <select aria-label="flag" value={f.flag} onChange={set('flag')}>
+          <option value="">any diagnostics</option>
+          {DIAGNOSTIC_FLAGS.map((flag) => (
+            <option key={flag} value={flag}>
+              {FLAG_LABELS[flag]}
+            </option>
+          ))}
+        </select>
         <span className="spacer" />
         <button className={view === 'list' ? 'active' : ''} onClick={() => setView('list')}>
           List
@@ -96,7 +111,13 @@ export function TrajectoriesTab({ runId }: { runId: string }) {
                   <td>{t.numTurns}</td>
                   <td>{t.numActions}</td>
                   <td>{t.keptByFilter === null ? '—' : t.keptByFilter ? 'kept' : 'dropped'}</td>
-                  <td>{t.flags.join(', ')}</td>
+                  <td>
+                    {t.flags.map((flag) => (
+                      <span key={flag} className={`flag flag-${flag}`} title={FLAG_LABELS[flag] ?? flag}>
+                        {flag.replace(/_/g, ' ')}
+                      </span>
+                    ))}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -13,6 +13,13 @@ export const CHART_GROUPS: { title: string; keys: RegExp; log?: boolean }[] = [
   { title: 'Policy loss', keys: /^actor\/pg_loss$/ },
   { title: 'Value loss', keys: /^critic\/vf_loss$/ },
   { title: 'Filter kept ratio', keys: /^rollout\/filter_kept_ratio$/ },
+  { title: 'Hallucination rate (trajectories)', keys: /^(train|val)\/diag\/hallucination_rate$/ },
+  { title: 'Contradicted claims (share of checkable)', keys: /^(train|val)\/diag\/contradicted_claim_rate$/ },
+  { title: 'Think–answer mismatch rate', keys: /^(train|val)\/diag\/think_answer_mismatch_rate$/ },
+  { title: 'Outcome mismatch rate', keys: /^(train|val)\/diag\/outcome_mismatch_rate$/ },
+  { title: 'Distinct-think ratio', keys: /^(train|val)\/diag\/(distinct_think_ratio|template_rate)$/ },
+  { title: 'Claims per turn', keys: /^(train|val)\/diag\/claims_per_turn$/ },
+  { title: 'Reasoning-free successes', keys: /^(train|val)\/diag\/reasoning_free_success_rate$/ },
   { title: 'Timings (s)', keys: /^timing_s\/(gen|update_actor|update_critic|old_log_prob|ref|testing|step)$/ },
   { title: 'Throughput (tokens/s)', keys: /^perf\/tokens_per_s$/ },
 ];

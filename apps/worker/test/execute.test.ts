@@ -54,7 +54,9 @@ describe('worker executes a queued run through the database sink', () => {
     expect(trajs.every((x) => x.turns.length === 1 && x.keptByFilter !== null)).toBe(true);
     expect(trajs[0]!.turns[0]!.stateSnapshot).toMatchObject({ env: 'bandit' });
     // every turn carries its reasoning diagnostics, every trajectory its final state
-    expect(trajs.every((x) => x.turns.every((u) => (u.diagnostics as { v?: number } | null)?.v === 1) && x.finalSnapshot !== null)).toBe(true);
+    expect(trajs.every((x) => x.turns.every((u) => (u.diagnostics as { v?: number } | null)?.v === 1) && x.finalSnapshot !== null)).toBe(
+      true,
+    );
     const diag = await db.metricPoint.findMany({ where: { runId: run.id, key: 'train/diag/think_answer_mismatch_rate' } });
     expect(diag.map((p) => p.step).sort()).toEqual([1, 2]);
     expect(await db.trajectory.count({ where: { runId: run.id, split: 'val' } })).toBe(4 * 2);

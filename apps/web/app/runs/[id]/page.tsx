@@ -3,6 +3,7 @@ import { configDiff, PRESETS, buildRunConfig, type LogEvent, type StatusEvent } 
 import { useParams, useRouter } from 'next/navigation';
 import { useEffect, useMemo, useState } from 'react';
 import { duration, pct, when } from '../../../components/format';
+import { DiagnosticsTab } from '../../../components/DiagnosticsTab';
 import { RunCharts } from '../../../components/RunCharts';
 import { Progress, StatusBadge } from '../../../components/StatusBadge';
 import { TrajectoriesTab } from '../../../components/TrajectoriesTab';
@@ -31,7 +32,8 @@ interface RunDetail {
   config: Record<string, unknown>;
   resumeCount: number;
 }
-type Tab = 'charts' | 'trajectories' | 'config' | 'checkpoints' | 'logs';
+type Tab = 'charts' | 'trajectories' | 'diagnostics' | 'config' | 'checkpoints' | 'logs';
+type TrajectoryFilter = Partial<Record<'flag' | 'from' | 'to' | 'split', string>>;
 
 export default function RunPage() {
   const { id } = useParams<{ id: string }>();
@@ -39,6 +41,7 @@ export default function RunPage() {
   const router = useRouter();
   const { data: run, error, reload } = useGet<RunDetail>(`/api/runs/${id}`);
   const [tab, setTab] = useState<Tab>('charts');
+  const [trajectoryFilter, setTrajectoryFilter] = useState<TrajectoryFilter>({});
   const [actionError, setActionError] = useState('');
 
   useEffect(() => {
@@ -152,14 +155,23 @@ export default function RunPage() {
       </div>
       {run.error ? <pre className="panel error">{run.error}</pre> : null}
       <nav className="tabs" role="tablist">
-        {(['charts', 'trajectories', 'config', 'checkpoints', 'logs'] as Tab[]).map((t) => (
+        {(['charts', 'trajectories', 'diagnostics', 'config', 'checkpoints', 'logs'] as Tab[]).map((t) => (
           <button key={t} role="tab" aria-selected={tab === t} className={tab === t ? 'active' : ''} onClick={() => setTab(t)}>
             {t}
           </button>
         ))}
       </nav>
       {tab === 'charts' ? <RunCharts runs={[{ id, label: run.name }]} live={!finished} /> : null}
-      {tab === 'trajectories' ? <TrajectoriesTab runId={id} /> : null}
+      {tab === 'trajectories' ? <TrajectoriesTab runId={id} initial={trajectoryFilter} /> : null}
+      {tab === 'diagnostics' ? (
+        <DiagnosticsTab
+          runId={id}
+          showTrajectories={(f) => {
+            setTrajectoryFilter(f);
+            setTab('trajectories');
+          }}
+        />
+      ) : null}
       {tab === 'config' ? <ConfigTab config={run.config} preset={run.preset} /> : null}
       {tab === 'checkpoints' ? <CheckpointsTab runId={id} base={base} /> : null}
       {tab === 'logs' ? <LogsTab runId={id} /> : null}

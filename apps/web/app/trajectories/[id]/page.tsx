@@ -1,9 +1,11 @@
 'use client';
 import type { TrajectorySummary } from '@starpo/contracts';
-import type { EnvSnapshot } from '@starpo/envs';
-import { useParams } from 'next/navigation';
+import type { EnvSnapshot, TurnDiagnostics } from '@starpo/envs';
+import { useParams, useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useState } from 'react';
 import { Board } from '../../../components/Board';
+import { FLAG_LABELS } from '../../../components/flags';
+import { ThinkText } from '../../../components/ThinkText';
 import { useGet } from '../../../lib/api';
 
 interface Turn {
@@ -20,7 +22,7 @@ interface Turn {
   effectiveCount: number;
   reward: number;
   done: boolean;
-  diagnostics?: unknown;
+  diagnostics: TurnDiagnostics | null;
 }
 interface Trajectory extends TrajectorySummary {
   turns: Turn[];
@@ -34,7 +36,9 @@ interface Trajectory extends TrajectorySummary {
 export default function ReplayPage() {
   const { id } = useParams<{ id: string }>();
   const { data: t, error } = useGet<Trajectory>(`/api/trajectories/${id}`);
-  const [turn, setTurn] = useState(0);
+  const search = useSearchParams();
+  // ?turn=N (0-based) opens the replay at that turn, as the diagnostics tab's examples link
+  const [turn, setTurn] = useState(() => Math.max(0, Number(search.get('turn')) || 0));
   const [playing, setPlaying] = useState(false);
   const [raw, setRaw] = useState(false);
   const n = t?.turns.length ?? 0;
@@ -67,7 +71,8 @@ export default function ReplayPage() {
     );
   if (!t) return <p className="muted">Loading…</p>;
   if (!n) return <div className="panel empty">This trajectory has no turns.</div>;
-  const u = t.turns[turn]!;
+  const u = t.turns[Math.min(turn, n - 1)]!;
+  const d = u.diagnostics;
   const running = t.turns.slice(0, turn + 1).reduce((s, x) => s + x.reward, 0);
   const invalid = u.parsedActions.filter((a, i) => u.validActions[i] === undefined || !u.validActions.includes(a));
 
@@ -81,8 +86,12 @@ export default function ReplayPage() {
         <span className="muted">
           <a href={`/runs/${t.runId}`}>run</a> · step {t.step} · {t.split} · group {t.group} #{t.indexInGroup} · total reward{' '}
           {t.totalReward.toFixed(2)}
-          {t.flags.length ? ` · flags: ${t.flags.join(', ')}` : ''}
         </span>
+        {t.flags.map((f) => (
+          <span key={f} className={`flag flag-${f}`} data-testid="trajectory-flag">
+            {FLAG_LABELS[f] ?? f}
+          </span>
+        ))}
       </div>
       <div className="controls">
         <button onClick={() => go(-1)} disabled={turn === 0} aria-label="previous turn">
@@ -114,11 +123,24 @@ export default function ReplayPage() {
         </div>
         <div className="panel grow turn" data-testid="turn-detail">
           <h3>Think</h3>
-          <p data-testid="think">{u.think || <span className="muted">(empty)</span>}</p>
+          <p data-testid="think">
+            {u.think ? <ThinkText think={u.think} claims={d?.claims ?? []} /> : <span className="muted">(empty)</span>}
+          </p>
+          {d && d.claims.length ? (
+            <p className="muted" data-testid="claim-summary">
+              {d.claims.length} claims checked: {d.contradicted} contradicted, {d.checkable - d.contradicted} supported,{' '}
+              {d.claims.length - d.checkable} not checkable{d.template ? ' · the same think was written for another state this step' : ''}
+            </p>
+          ) : null}
           <h3>Answer</h3>
           <p data-testid="answer">
-            <code>{u.answer || '(none)'}</code>
+            <code className={d?.thinkAnswer === 'mismatch' ? 'mismatch' : undefined}>{u.answer || '(none)'}</code>
             {!u.formatOk ? <span className="badge s-failed">format penalty: the reply broke the format</span> : null}
+            {d?.thinkAnswer === 'mismatch' ? (
+              <span className="badge s-failed" data-testid="think-answer-mismatch">
+                think–answer mismatch: {d.thinkAnswerEvidence}
+              </span>
+            ) : null}
           </p>
           <h3>Actions</h3>
           <p>
@@ -137,6 +159,13 @@ export default function ReplayPage() {
           <p className="muted">
             {u.validActions.length} valid, {invalid.length} invalid, {u.effectiveCount} changed the state
           </p>
+          {d?.outcome === 'mismatch' ? (
+            <p>
+              <span className="badge s-failed" data-testid="outcome-mismatch">
+                outcome mismatch: {d.outcomeEvidence}
+              </span>
+            </p>
+          ) : null}
           <h3>Reward</h3>
           <p>
             this turn <b>{u.reward.toFixed(2)}</b>, running total <b>{running.toFixed(2)}</b>

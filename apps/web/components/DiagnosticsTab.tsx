@@ -1,0 +1,101 @@
+'use client';
+import type { DiagnosticsSummary } from '@starpo/contracts';
+import { DIAGNOSTIC_FLAGS } from '@starpo/envs';
+import { useMemo, useState } from 'react';
+import { useGet } from '../lib/api';
+import { FLAG_LABELS } from './flags';
+import { RunCharts } from './RunCharts';
+
+const DIAG_KEYS = /\/diag\//;
+
+/**
+ * Where the agent's reasoning goes wrong: diagnostic rates over time, how many trajectories carry
+ * each flag in a step range, and the most frequent contradicted claims with example turns.
+ */
+export function DiagnosticsTab({
+  runId,
+  showTrajectories,
+}: {
+  runId: string;
+  showTrajectories: (filter: { flag: string; from: string; to: string; split: string }) => void;
+}) {
+  const [range, setRange] = useState({ from: '', to: '', split: '' });
+  const query = useMemo(() => {
+    const p = new URLSearchParams({ limit: '15' });
+    for (const [k, v] of Object.entries(range)) if (v !== '') p.set(k, v);
+    return p.toString();
+  }, [range]);
+  const { data, error } = useGet<DiagnosticsSummary>(`/api/runs/${runId}/diagnostics?${query}`);
+  const runs = useMemo(() => [{ id: runId, label: 'run' }], [runId]);
+  const set = (k: keyof typeof range) => (e: { target: { value: string } }) => setRange({ ...range, [k]: e.target.value.trim() });
+
+  return (
+    <div data-testid="diagnostics">
+      <RunCharts runs={runs} only={DIAG_KEYS} />
+      <div className="toolbar filters">
+        <h2>Flags and contradicted claims</h2>
+        <input aria-label="diagnostics from step" placeholder="from step" value={range.from} onChange={set('from')} size={8} />
+        <input aria-label="diagnostics to step" placeholder="to step" value={range.to} onChange={set('to')} size={8} />
+        <select aria-label="diagnostics split" value={range.split} onChange={set('split')}>
+          <option value="">train + val</option>
+          <option value="train">train</option>
+          <option value="val">val</option>
+        </select>
+      </div>
+      {error ? <p className="error">{error.message}</p> : null}
+      {!data ? (
+        <p className="muted">Loading…</p>
+      ) : (
+        <>
+          <div className="panel facts" data-testid="flag-counts">
+            <span>
+              <b>Trajectories</b> {data.trajectories}
+            </span>
+            {DIAGNOSTIC_FLAGS.map((f) => (
+              <span key={f}>
+                <button className="link" onClick={() => showTrajectories({ flag: f, ...range })} title="show these trajectories">
+                  {FLAG_LABELS[f]}
+                </button>{' '}
+                <b>{data.flags[f] ?? 0}</b>
+                {data.trajectories ? (
+                  <span className="muted"> ({(((data.flags[f] ?? 0) / data.trajectories) * 100).toFixed(0)}%)</span>
+                ) : null}
+              </span>
+            ))}
+          </div>
+          {!data.contradicted.length ? (
+            <div className="panel empty">No contradicted claims in this range.</div>
+          ) : (
+            <table data-testid="contradicted-claims">
+              <thead>
+                <tr>
+                  <th>Contradicted claim</th>
+                  <th>Count</th>
+                  <th>Examples (step · turn: the sentence — the truth)</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.contradicted.map((c) => (
+                  <tr key={c.pattern}>
+                    <td>{c.pattern}</td>
+                    <td>{c.count}</td>
+                    <td>
+                      {c.examples.map((e) => (
+                        <div key={`${e.trajectoryId} ${e.turn} ${e.text}`} className="example">
+                          <a href={`/trajectories/${e.trajectoryId}?turn=${e.turn}`} data-testid="claim-example">
+                            step {e.step} · turn {e.turn + 1}
+                          </a>
+                          : “{e.text}” {e.evidence ? <span className="truth">— {e.evidence}</span> : null}
+                        </div>
+                      ))}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+    </div>
+  );
+}
