@@ -1,4 +1,5 @@
-import { publishRunNotice, upsertMetrics } from '@starpo/db';
+import { SUBSCRIBE_CATCH_UP_LIMIT } from '@starpo/contracts';
+import { publishRunNotice, upsertMetricPoints, upsertMetrics } from '@starpo/db';
 import type { AddressInfo } from 'node:net';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,6 +79,21 @@ describe('live events over socket.io', () => {
       [4, 4],
       [5, 5],
     ]);
+  });
+
+  it('a client that missed more than a catch-up carries is told to reload over HTTP', async () => {
+    const run = (await t.http.post('/api/runs').set('Authorization', owner.auth).send({ preset: 'quick-cpu' }).expect(201)).body.id;
+    const points = Array.from({ length: SUBSCRIBE_CATCH_UP_LIMIT + 10 }, (_, i) => ({
+      key: `k${i % 10}`,
+      step: Math.floor(i / 10),
+      value: i,
+    }));
+    await upsertMetricPoints(t.db, run, points);
+    const c = connect({ token: owner.token });
+    await connected(c);
+    expect(await c.emitWithAck('subscribe', { runId: run })).toMatchObject({ ok: true, truncated: true, metrics: [] });
+    const recent = (await c.emitWithAck('subscribe', { runId: run, afterStep: Math.floor(SUBSCRIBE_CATCH_UP_LIMIT / 10) - 2 })) as Ack;
+    expect(recent.metrics!.map((m) => m.step)).toEqual([499, 500]);
   });
 
   it('refuses a connection without credentials', async () => {

@@ -5,6 +5,7 @@ import { useMemo, useState } from 'react';
 import { useGet } from '../lib/api';
 import { FLAG_LABELS } from './flags';
 import { RunCharts } from './RunCharts';
+import { StepRange } from './StepRange';
 
 const DIAG_KEYS = /\/diag\//;
 
@@ -34,13 +35,7 @@ export function DiagnosticsTab({
       <RunCharts runs={runs} only={DIAG_KEYS} />
       <div className="toolbar filters">
         <h2>Flags and contradicted claims</h2>
-        <input aria-label="diagnostics from step" placeholder="from step" value={range.from} onChange={set('from')} size={8} />
-        <input aria-label="diagnostics to step" placeholder="to step" value={range.to} onChange={set('to')} size={8} />
-        <select aria-label="diagnostics split" value={range.split} onChange={set('split')}>
-          <option value="">train + val</option>
-          <option value="train">train</option>
-          <option value="val">val</option>
-        </select>
+        <StepRange value={range} set={set} label="diagnostics" />
       </div>
       {error ? <p className="error">{error.message}</p> : null}
       {!data ? (

@@ -1,6 +1,6 @@
 'use client';
-import type { MetricsEvent } from '@starpo/contracts';
-import { useEffect, useMemo, useState } from 'react';
+import type { MetricsEvent, SubscribeAck } from '@starpo/contracts';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useApi } from '../lib/api';
 import { Chart, type ChartSeries } from './Chart';
 import { groupKeys } from './chart-groups';
@@ -15,6 +15,10 @@ type Series = { runId: string; key: string; points: Point[] };
 export function RunCharts({ runs, live = true, only }: { runs: { id: string; label: string }[]; live?: boolean; only?: RegExp }) {
   const { call, socket } = useApi();
   const [data, setData] = useState<Map<string, Point[]>>(new Map());
+  const [loaded, setLoaded] = useState(false);
+  const [reloads, setReloads] = useState(0);
+  const latest = useRef(data);
+  latest.current = data;
   const [smoothing, setSmoothing] = useState(0.6);
   const [xMode, setXMode] = useState<'step' | 'time'>('step');
   const [logScale, setLogScale] = useState(false);
@@ -23,44 +27,59 @@ export function RunCharts({ runs, live = true, only }: { runs: { id: string; lab
 
   useEffect(() => {
     if (!ids) return;
+    setLoaded(false);
     call<Series[]>('GET', `/api/metrics?runs=${ids}&maxPoints=600`)
-      .then((series) => setData(new Map(series.map((s) => [`${s.runId} ${s.key}`, s.points]))))
+      .then((series) => {
+        setData(new Map(series.map((s) => [`${s.runId} ${s.key}`, s.points])));
+        setLoaded(true);
+      })
       .catch((e: Error) => setError(e.message));
-  }, [call, ids]);
+  }, [call, ids, reloads]);
 
+  // Live: subscribe once the history is loaded, from the last step it has, so the catch-up is only
+  // what was missed; a batch of events is applied in one state update.
   useEffect(() => {
-    if (!live || !ids) return;
+    if (!live || !ids || !loaded) return;
     const s = socket();
-    const append = (ev: MetricsEvent) =>
+    const append = (events: MetricsEvent[]) =>
       setData((prev) => {
         const next = new Map(prev);
         const t = Date.now() / 1000;
-        for (const [key, value] of Object.entries(ev.values)) {
-          const id = `${ev.runId} ${key}`;
-          const pts = (next.get(id) ?? []).filter((p) => p.step !== ev.step);
-          pts.push({ step: ev.step, value, time: t });
-          pts.sort((a, b) => a.step - b.step);
-          next.set(id, pts);
-        }
+        for (const ev of events)
+          for (const [key, value] of Object.entries(ev.values)) {
+            const id = `${ev.runId} ${key}`;
+            const pts = next.get(id) ?? [];
+            const last = pts.at(-1);
+            if (last && last.step >= ev.step) {
+              const kept = pts.filter((p) => p.step !== ev.step);
+              kept.push({ step: ev.step, value, time: t });
+              kept.sort((a, b) => a.step - b.step);
+              next.set(id, kept);
+            } else next.set(id, [...pts, { step: ev.step, value, time: t }]);
+          }
         return next;
       });
+    const onMetrics = (ev: MetricsEvent) => append([ev]);
     const subscribe = () => {
       for (const id of ids.split(',')) {
         let last = -1;
-        for (const [k, pts] of data) if (k.startsWith(id)) last = Math.max(last, pts.at(-1)?.step ?? -1);
+        for (const [k, pts] of latest.current) if (k.startsWith(id)) last = Math.max(last, pts.at(-1)?.step ?? -1);
         s.emitWithAck('subscribe', { runId: id, afterStep: last })
-          .then((ack: { ok: boolean; metrics?: MetricsEvent[] }) => ack.ok && ack.metrics?.forEach(append))
+          .then((ack: SubscribeAck) => {
+            if (ack.truncated) setReloads((n) => n + 1);
+            else if (ack.ok && ack.metrics?.length) append(ack.metrics);
+          })
           .catch(() => {});
       }
     };
-    s.on('metrics', append);
+    s.on('metrics', onMetrics);
     s.on('connect', subscribe);
     if (s.connected) subscribe();
     return () => {
-      s.off('metrics', append);
+      s.off('metrics', onMetrics);
       s.off('connect', subscribe);
     };
-  }, [ids, live, socket]);
+  }, [ids, live, loaded, socket]);
 
   const keys = useMemo(
     () => [...new Set([...data.keys()].map((k) => k.slice(k.indexOf(' ') + 1)))].filter((k) => !only || only.test(k)),

@@ -4,6 +4,7 @@ import { DIAGNOSTIC_FLAGS } from '@starpo/envs';
 import { useMemo, useState } from 'react';
 import { useGet } from '../lib/api';
 import { FLAG_LABELS } from './flags';
+import { StepRange } from './StepRange';
 
 /** Filtered trajectory list of a run, and the group view: the N rollouts of one initial state side by side. */
 export function TrajectoriesTab({
@@ -40,13 +41,7 @@ export function TrajectoriesTab({
   return (
     <div>
       <div className="toolbar filters">
-        <input aria-label="from step" placeholder="from step" value={f.from} onChange={set('from')} size={8} />
-        <input aria-label="to step" placeholder="to step" value={f.to} onChange={set('to')} size={8} />
-        <select aria-label="split" value={f.split} onChange={set('split')}>
-          <option value="">train + val</option>
-          <option value="train">train</option>
-          <option value="val">val</option>
-        </select>
+        <StepRange value={f} set={set} />
         <select aria-label="success" value={f.success} onChange={set('success')}>
           <option value="">any outcome</option>
           <option value="true">success</option>

@@ -19,6 +19,21 @@ export interface SubscribeRequest {
   afterStep?: number;
 }
 
+/** The acknowledgement of `subscribe`. */
+export interface SubscribeAck {
+  ok: boolean;
+  status?: StatusEvent | null;
+  /** Metric points after `afterStep`, a step an event; empty when `truncated`. */
+  metrics?: MetricsEvent[];
+  /** More points were missed than a catch-up carries (SUBSCRIBE_CATCH_UP_LIMIT): fetch them over HTTP. */
+  truncated?: boolean;
+  error?: string;
+  message?: string;
+}
+
+/** At most this many metric points come with a `subscribe` acknowledgement. */
+export const SUBSCRIBE_CATCH_UP_LIMIT = 5000;
+
 export interface MetricsEvent {
   runId: string;
   step: number;

@@ -1,6 +1,15 @@
 import { Inject, Logger } from '@nestjs/common';
 import { ConnectedSocket, MessageBody, SubscribeMessage, WebSocketGateway, WebSocketServer, type OnGatewayInit } from '@nestjs/websockets';
-import { LIVE, type LogEvent, type MetricsEvent, type RunNotice, type StatusEvent, type TrajectoriesEvent } from '@starpo/contracts';
+import {
+  LIVE,
+  SUBSCRIBE_CATCH_UP_LIMIT,
+  type LogEvent,
+  type MetricsEvent,
+  type RunNotice,
+  type StatusEvent,
+  type SubscribeAck,
+  type TrajectoriesEvent,
+} from '@starpo/contracts';
 import type { Db } from '@starpo/db';
 import { z } from 'zod';
 import type { Server, Socket } from 'socket.io';
@@ -60,8 +69,12 @@ export class EventsGateway implements OnGatewayInit {
     const points = await this.db.metricPoint.findMany({
       where: { runId: run.id, step: { gt: req.data.afterStep ?? -1 } },
       orderBy: [{ step: 'asc' }, { key: 'asc' }],
+      take: SUBSCRIBE_CATCH_UP_LIMIT + 1,
     });
-    return { ok: true, status: await this.status(run.id), metrics: byStep(run.id, points) };
+    const status = await this.status(run.id);
+    // a client that missed a lot reloads over HTTP (downsampled) instead of receiving every point here
+    if (points.length > SUBSCRIBE_CATCH_UP_LIMIT) return { ok: true, status, metrics: [], truncated: true } satisfies SubscribeAck;
+    return { ok: true, status, metrics: byStep(run.id, points) } satisfies SubscribeAck;
   }
 
   @SubscribeMessage('unsubscribe')
