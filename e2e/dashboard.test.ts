@@ -247,6 +247,53 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     await expect.poll(() => page.getByTestId('think-answer-mismatch').textContent()).toContain('think decides up; the answer is left');
   });
 
+  it('has no serious or critical accessibility violations (axe-core) on the main pages, and works from the keyboard', async () => {
+    const runs = (await api('GET', '/api/runs?limit=10')) as { items: { id: string; name: string }[] };
+    const lake = runs.items.find((r) => r.name === 'lake-live')!;
+    const diagnosed = runs.items.find((r) => r.name === 'diagnosed')!;
+    const traj = (await api('GET', `/api/runs/${diagnosed.id}/trajectories`)) as { items: { id: string }[] };
+    const pages: [string, () => Promise<unknown>][] = [
+      ['/', () => page.getByTestId('run-row').first().waitFor()],
+      ['/runs/new', () => page.locator('select[name=env]').waitFor()],
+      [`/runs/${lake.id}`, () => page.getByTestId('chart').first().waitFor()],
+      [`/trajectories/${traj.items[0]!.id}`, () => page.getByTestId('replay-board').waitFor()],
+      ['/compare?runs=' + runs.items.map((r) => r.id).join(','), () => page.getByTestId('config-diff').waitFor()],
+      ['/workers', () => page.locator('h1').waitFor()],
+      ['/envs', () => page.locator('h1').waitFor()],
+    ];
+    const found: string[] = [];
+    for (const [url, ready] of pages) {
+      await page.goto(sys.webUrl + url);
+      await ready();
+      await page.addScriptTag({ path: path.join(ROOT, 'node_modules/axe-core/axe.min.js') });
+      const violations = await page.evaluate(async () => {
+        const axe = (
+          window as unknown as {
+            axe: { run: (o: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
+          }
+        ).axe;
+        const r = await axe.run({ resultTypes: ['violations'] });
+        return r.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map(
+            (v) =>
+              `${v.id}: ${v.nodes
+                .map((n) => n.target.join(' '))
+                .slice(0, 3)
+                .join(', ')}`,
+          );
+      });
+      found.push(...violations.map((v) => `${url} ${v}`));
+    }
+    expect(found).toEqual([]);
+
+    // keyboard: tab to the run page's tabs and switch with Enter
+    await page.goto(`${sys.webUrl}/runs/${diagnosed.id}`);
+    await page.getByRole('tab', { name: 'diagnostics' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('diagnostics').count()).toBe(1);
+  });
+
   it('compares two runs and cancels a run from its page', async () => {
     const long = (await api('POST', '/api/runs', {
       name: 'long one',

@@ -82,6 +82,8 @@ export default function RunsPage() {
         <a
           className={`button${selected.length < 2 ? ' disabled' : ''}`}
           href={selected.length >= 2 ? `/compare?runs=${selected.join(',')}` : undefined}
+          aria-disabled={selected.length < 2}
+          title={selected.length < 2 ? 'tick two or more runs to compare them' : undefined}
           data-testid="compare-selected"
         >
           Compare {selected.length || ''}

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded.js';
+import { createDb, type Db } from './client.js';
 import { migrate } from './migrate.js';
 
 const ADMIN_ENV = 'STARPO_TEST_ADMIN_URL';
@@ -59,6 +60,28 @@ export async function freshDatabase(opts: { migrated?: boolean } = {}): Promise<
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
+    },
+  };
+}
+
+export interface TestRun {
+  db: Db;
+  runId: string;
+  close(): Promise<void>;
+}
+
+/** A fresh migrated database holding one team and one run, for tests of run-scoped queries. */
+export async function databaseWithRun(environment = 'sokoban'): Promise<TestRun> {
+  const t = await freshDatabase();
+  const db = createDb(t.url);
+  const team = await db.team.create({ data: { name: 'lab' } });
+  const run = await db.run.create({ data: { teamId: team.id, name: 'r', config: {}, environment, algorithm: 'grpo', totalSteps: 1 } });
+  return {
+    db,
+    runId: run.id,
+    close: async () => {
+      await db.$disconnect();
+      await t.drop();
     },
   };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NUL_REPLACEMENT, createDb, insertTrajectories, type Db, type TurnInput } from '../src/index.js';
-import { freshDatabase, type TestDatabase } from '../src/testing.js';
+import { NUL_REPLACEMENT, insertTrajectories, type Db, type TurnInput } from '../src/index.js';
+import { databaseWithRun, type TestRun } from '../src/testing.js';
 
 function turn(over: Partial<TurnInput>): TurnInput {
   return {
@@ -25,21 +25,14 @@ function turn(over: Partial<TurnInput>): TurnInput {
 }
 
 describe('insertTrajectories', () => {
-  let t: TestDatabase;
+  let fixture: TestRun;
   let db: Db;
   let runId: string;
   beforeAll(async () => {
-    t = await freshDatabase();
-    db = createDb(t.url);
-    const team = await db.team.create({ data: { name: 'lab' } });
-    runId = (
-      await db.run.create({ data: { teamId: team.id, name: 'r', config: {}, environment: 'sokoban', algorithm: 'grpo', totalSteps: 1 } })
-    ).id;
+    fixture = await databaseWithRun('sokoban');
+    ({ db, runId } = fixture);
   });
-  afterAll(async () => {
-    await db.$disconnect();
-    await t.drop();
-  });
+  afterAll(() => fixture.close());
 
   const traj = (turns: TurnInput[]) => ({
     step: 1,

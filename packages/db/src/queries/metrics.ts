@@ -9,6 +9,23 @@ export interface MetricPointInput {
 }
 
 /**
+ * Rollup block aggregates over rows (k, s, v, t): the first, last, lowest and highest point with
+ * its step and time (array min/max pick the whole point in one hash aggregate).
+ */
+const BLOCK_AGGREGATES = `count(*)::int AS n,
+  min(ARRAY[s::float8, v, extract(epoch FROM t)]) AS f, max(ARRAY[s::float8, v, extract(epoch FROM t)]) AS l,
+  min(ARRAY[v, s::float8, extract(epoch FROM t)]) AS lo, max(ARRAY[v, s::float8, extract(epoch FROM t)]) AS hi`;
+/** Steps per rollup block (bucket = step >> 6). */
+export const ROLLUP_STEPS = 64;
+
+/** Per series, the buckets' first, last, lowest and highest points as [step, value, time] triples, flattened. */
+const SERIES_ARRAYS = `SELECT run_id::text, key,
+       array_agg(ARRAY[first[1], first[2], first[3], last[1], last[2], last[3], lo_v[2], lo_v[1], lo_v[3], hi_v[2], hi_v[1], hi_v[3]]) AS pts
+     FROM agg GROUP BY run_id, key`;
+
+const BLOCK_COLUMNS = `n, f[1]::int, f[2], f[3], l[1]::int, l[2], l[3], lo[2]::int, lo[1], lo[3], hi[2]::int, hi[1], hi[3]`;
+
+/**
  * Upsert metric points of a run in one statement over unnested arrays (idempotent on
  * run+key+step; within one call the last point for a key+step wins), and keep the per-key
  * summary (latest, max, min) that run lists read. Non-finite values are skipped.
@@ -19,28 +36,72 @@ export async function upsertMetricPoints(db: Db, runId: string, points: MetricPo
   if (!byId.size) return 0;
   const rows = [...byId.values()];
   const now = new Date();
-  // one round trip: the points upsert runs as a data-modifying CTE beside the summary upsert
-  await db.$executeRawUnsafe(
+  // one round trip: the points upsert and the rollup merge run as data-modifying CTEs beside the summary upsert
+  const [result] = await db.$queryRawUnsafe<{ replaced: number }[]>(
     `WITH input AS (SELECT * FROM unnest($2::text[], $3::int[], $4::float8[], $5::timestamptz[]) AS u(k, s, v, t)),
      points AS (
        INSERT INTO metric_points (run_id, key, step, value, wall_time) SELECT $1::uuid, k, s, v, t FROM input
-       ON CONFLICT (run_id, key, step) DO UPDATE SET value = EXCLUDED.value, wall_time = EXCLUDED.wall_time)
-     INSERT INTO metric_summaries (run_id, key, step, value, max_value, min_value, updated_at)
-     SELECT $1::uuid, k, s, v, mx, mn, now() FROM (
-       SELECT DISTINCT ON (k) k, s, v, max(v) OVER (PARTITION BY k) AS mx, min(v) OVER (PARTITION BY k) AS mn FROM input ORDER BY k, s DESC) b
-     ON CONFLICT (run_id, key) DO UPDATE SET
-       step = CASE WHEN EXCLUDED.step >= metric_summaries.step THEN EXCLUDED.step ELSE metric_summaries.step END,
-       value = CASE WHEN EXCLUDED.step >= metric_summaries.step THEN EXCLUDED.value ELSE metric_summaries.value END,
-       max_value = GREATEST(metric_summaries.max_value, EXCLUDED.max_value),
-       min_value = LEAST(metric_summaries.min_value, EXCLUDED.min_value),
-       updated_at = now()`,
+       ON CONFLICT (run_id, key, step) DO UPDATE SET value = EXCLUDED.value, wall_time = EXCLUDED.wall_time
+       RETURNING key, step, xmax <> 0 AS replaced),
+     summary AS (
+       INSERT INTO metric_summaries (run_id, key, step, value, max_value, min_value, updated_at)
+       SELECT $1::uuid, k, s, v, mx, mn, now() FROM (
+         SELECT DISTINCT ON (k) k, s, v, max(v) OVER (PARTITION BY k) AS mx, min(v) OVER (PARTITION BY k) AS mn FROM input ORDER BY k, s DESC) b
+       ON CONFLICT (run_id, key) DO UPDATE SET
+         step = CASE WHEN EXCLUDED.step >= metric_summaries.step THEN EXCLUDED.step ELSE metric_summaries.step END,
+         value = CASE WHEN EXCLUDED.step >= metric_summaries.step THEN EXCLUDED.value ELSE metric_summaries.value END,
+         max_value = GREATEST(metric_summaries.max_value, EXCLUDED.max_value),
+         min_value = LEAST(metric_summaries.min_value, EXCLUDED.min_value),
+         updated_at = now()),
+     rollup AS (
+       INSERT INTO metric_rollups AS r SELECT $1::uuid, k, bucket, ${BLOCK_COLUMNS}
+       FROM (SELECT k, s >> 6 AS bucket, ${BLOCK_AGGREGATES} FROM input GROUP BY k, s >> 6) g
+       ON CONFLICT (run_id, key, bucket) DO UPDATE SET
+         n = r.n + EXCLUDED.n,
+         first_step = LEAST(r.first_step, EXCLUDED.first_step),
+         first_value = CASE WHEN EXCLUDED.first_step <= r.first_step THEN EXCLUDED.first_value ELSE r.first_value END,
+         first_time = CASE WHEN EXCLUDED.first_step <= r.first_step THEN EXCLUDED.first_time ELSE r.first_time END,
+         last_step = GREATEST(r.last_step, EXCLUDED.last_step),
+         last_value = CASE WHEN EXCLUDED.last_step >= r.last_step THEN EXCLUDED.last_value ELSE r.last_value END,
+         last_time = CASE WHEN EXCLUDED.last_step >= r.last_step THEN EXCLUDED.last_time ELSE r.last_time END,
+         min_step = CASE WHEN EXCLUDED.min_value < r.min_value THEN EXCLUDED.min_step ELSE r.min_step END,
+         min_time = CASE WHEN EXCLUDED.min_value < r.min_value THEN EXCLUDED.min_time ELSE r.min_time END,
+         min_value = LEAST(r.min_value, EXCLUDED.min_value),
+         max_step = CASE WHEN EXCLUDED.max_value > r.max_value THEN EXCLUDED.max_step ELSE r.max_step END,
+         max_time = CASE WHEN EXCLUDED.max_value > r.max_value THEN EXCLUDED.max_time ELSE r.max_time END,
+         max_value = GREATEST(r.max_value, EXCLUDED.max_value))
+     SELECT count(*) FILTER (WHERE replaced)::int AS replaced FROM points`,
     runId,
     rows.map((p) => pgText(p.key)),
     rows.map((p) => p.step),
     rows.map((p) => p.value),
     rows.map((p) => p.time ?? now),
   );
+  // Re-written steps (a retried or corrected write) can leave a stale extreme or count in a merged
+  // rollup: recompute those blocks from the points, which now hold the new values.
+  if (result!.replaced > 0) await recomputeRollups(db, runId, rows);
   return rows.length;
+}
+
+/** Rebuild the rollup blocks that `points` fall in from the stored points. */
+async function recomputeRollups(db: Db, runId: string, points: MetricPointInput[]): Promise<void> {
+  const blocks = new Map<string, [string, number]>();
+  for (const p of points) blocks.set(`${p.step >> 6}\u0001${p.key}`, [pgText(p.key), p.step >> 6]);
+  await db.$executeRawUnsafe(
+    `INSERT INTO metric_rollups AS r SELECT $1::uuid, k, bucket, ${BLOCK_COLUMNS}
+     FROM (SELECT p.key AS k, p.step >> 6 AS bucket, ${BLOCK_AGGREGATES}
+           FROM (SELECT run_id, key, step, step AS s, value AS v, wall_time AS t FROM metric_points) p
+           JOIN unnest($2::text[], $3::int[]) AS b(bk, bb) ON p.key = b.bk AND p.step >> 6 = b.bb
+           WHERE p.run_id = $1::uuid GROUP BY p.key, p.step >> 6) g
+     ON CONFLICT (run_id, key, bucket) DO UPDATE SET n = EXCLUDED.n,
+       first_step = EXCLUDED.first_step, first_value = EXCLUDED.first_value, first_time = EXCLUDED.first_time,
+       last_step = EXCLUDED.last_step, last_value = EXCLUDED.last_value, last_time = EXCLUDED.last_time,
+       min_step = EXCLUDED.min_step, min_value = EXCLUDED.min_value, min_time = EXCLUDED.min_time,
+       max_step = EXCLUDED.max_step, max_value = EXCLUDED.max_value, max_time = EXCLUDED.max_time`,
+    runId,
+    [...blocks.values()].map((b) => b[0]),
+    [...blocks.values()].map((b) => b[1]),
+  );
 }
 
 /** One step's metrics (what the trainer reports each step). */
@@ -62,7 +123,8 @@ export interface SeriesPoint {
  * Downsampled series computed in Postgres: each series' step range is cut into
  * `floor(maxPoints / 4)` buckets and each bucket keeps its first, last, minimum and maximum points
  * (array min/max aggregates pick the point with its step, so one hash aggregate does it without
- * sorting). Series with at most `maxPoints` points come back whole.
+ * sorting). Series with at most `maxPoints` points come back whole. Whole-history views of long
+ * series aggregate the 64-step rollup blocks instead of the points (about 64× fewer rows).
  */
 export async function downsampledSeries(
   db: Db,
@@ -73,11 +135,25 @@ export async function downsampledSeries(
   maxPoints: number,
 ): Promise<{ runId: string; key: string; points: SeriesPoint[] }[]> {
   const buckets = Math.max(1, Math.floor(maxPoints / 4));
-  const rows = await db.$queryRawUnsafe<{ run_id: string; key: string; pts: number[][] }[]>(
+  // Whole-history views of long series read the 64-step rollup blocks instead of every point,
+  // when a display bucket spans at least one block.
+  const long =
+    from === null && to === null
+      ? (
+          await db.$queryRawUnsafe<{ run_id: string; key: string; lo: number; hi: number; n: number }[]>(
+            `SELECT run_id::text, key, min(first_step) AS lo, max(last_step) AS hi, sum(n)::int AS n FROM metric_rollups
+             WHERE run_id = ANY($1::uuid[]) AND ($2::text[] IS NULL OR key = ANY($2::text[])) GROUP BY run_id, key`,
+            runIds,
+            keys,
+          )
+        ).filter((r) => r.n > maxPoints && (r.hi - r.lo + 1) / buckets >= ROLLUP_STEPS)
+      : [];
+  const fromPoints = db.$queryRawUnsafe<{ run_id: string; key: string; pts: number[][] }[]>(
     `WITH pts AS (
        SELECT run_id, key, step, value, extract(epoch FROM wall_time)::float8 AS t FROM metric_points
        WHERE run_id = ANY($1::uuid[]) AND ($2::text[] IS NULL OR key = ANY($2::text[]))
-         AND ($3::int IS NULL OR step >= $3::int) AND ($4::int IS NULL OR step <= $4::int)),
+         AND ($3::int IS NULL OR step >= $3::int) AND ($4::int IS NULL OR step <= $4::int)
+         AND (run_id, key) NOT IN (SELECT * FROM unnest($7::uuid[], $8::text[]))),
      bounds AS (SELECT run_id, key, min(step) AS lo, max(step) AS hi, count(*) AS n FROM pts GROUP BY run_id, key),
      agg AS (
        SELECT p.run_id, p.key,
@@ -86,14 +162,37 @@ export async function downsampledSeries(
        FROM pts p JOIN bounds b USING (run_id, key)
        GROUP BY p.run_id, p.key,
                 CASE WHEN b.n <= $5 THEN p.step ELSE floor((p.step - b.lo)::float8 * $6 / (b.hi - b.lo + 1))::int END)
-     SELECT run_id::text, key, array_agg(ARRAY[first[1], first[2], first[3], last[1], last[2], last[3], lo_v[2], lo_v[1], lo_v[3], hi_v[2], hi_v[1], hi_v[3]]) AS pts
-     FROM agg GROUP BY run_id, key ORDER BY run_id, key`,
+     ${SERIES_ARRAYS}`,
     runIds,
     keys,
     from,
     to,
     maxPoints,
     buckets,
+    long.map((r) => r.run_id),
+    long.map((r) => r.key),
+  );
+  const fromRollups = long.length
+    ? db.$queryRawUnsafe<{ run_id: string; key: string; pts: number[][] }[]>(
+        `WITH sel AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[]) AS u(run_id, key, lo, hi)),
+         agg AS (
+           SELECT r.run_id, r.key,
+                  min(ARRAY[r.first_step::float8, r.first_value, r.first_time]) AS first,
+                  max(ARRAY[r.last_step::float8, r.last_value, r.last_time]) AS last,
+                  min(ARRAY[r.min_value, r.min_step::float8, r.min_time]) AS lo_v,
+                  max(ARRAY[r.max_value, r.max_step::float8, r.max_time]) AS hi_v
+           FROM metric_rollups r JOIN sel USING (run_id, key)
+           GROUP BY r.run_id, r.key, floor((r.first_step - sel.lo)::float8 * $5 / (sel.hi - sel.lo + 1))::int)
+         ${SERIES_ARRAYS}`,
+        long.map((r) => r.run_id),
+        long.map((r) => r.key),
+        long.map((r) => r.lo),
+        long.map((r) => r.hi),
+        buckets,
+      )
+    : Promise.resolve([]);
+  const rows = [...(await fromPoints), ...(await fromRollups)].sort((a, b) =>
+    a.run_id === b.run_id ? (a.key < b.key ? -1 : 1) : a.run_id < b.run_id ? -1 : 1,
   );
   return rows.map((r) => {
     const byStep = new Map<number, SeriesPoint>();

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { downsampledSeries, upsertMetricPoints, upsertMetrics, type Db } from '../src/index.js';
+import { databaseWithRun, type TestRun } from '../src/testing.js';
+
+describe('metric rollups and downsampling', () => {
+  let fixture: TestRun;
+  let db: Db;
+  let runId: string;
+  beforeAll(async () => {
+    fixture = await databaseWithRun('bandit');
+    ({ db, runId } = fixture);
+  });
+  afterAll(() => fixture.close());
+
+  /** The rollup blocks recomputed from scratch from the points. */
+  const fromPoints = () =>
+    db.$queryRawUnsafe<object[]>(
+      `SELECT key, step >> 6 AS bucket, count(*)::int AS n, min(step) AS first_step, max(step) AS last_step,
+              min(value) AS min_value, max(value) AS max_value FROM metric_points WHERE run_id = $1::uuid GROUP BY 1, 2 ORDER BY 1, 2`,
+      runId,
+    );
+  const stored = () =>
+    db.$queryRawUnsafe<object[]>(
+      `SELECT key, bucket, n, first_step, last_step, min_value, max_value FROM metric_rollups WHERE run_id = $1::uuid ORDER BY 1, 2`,
+      runId,
+    );
+
+  it('keep each 64-step block’s first, last, lowest and highest point through appends, batches and re-writes', async () => {
+    const wave = (s: number) => Math.sin(s / 50) * 10 + (s % 7);
+    // a trainer's way: one step at a time, two keys
+    for (let s = 0; s < 150; s++) await upsertMetrics(db, runId, s, { a: wave(s), b: -wave(s) });
+    // an importer's way: big batches, out of order
+    const late = Array.from({ length: 2000 }, (_, i) => ({ key: 'a', step: 2149 - i, value: wave(2149 - i) }));
+    await upsertMetricPoints(db, runId, late);
+    expect(await stored()).toEqual(await fromPoints());
+    // a re-write lowers one point far below everything, then restores it: the block must forget the old extreme
+    await upsertMetricPoints(db, runId, [{ key: 'a', step: 70, value: -1000 }]);
+    expect(await stored()).toEqual(await fromPoints());
+    await upsertMetricPoints(db, runId, [{ key: 'a', step: 70, value: wave(70) }]);
+    expect(await stored()).toEqual(await fromPoints());
+  });
+
+  it('downsample long series from the rollups with the same extremes, ends and bounds as from the points', async () => {
+    // 80 points = 20 buckets of ~107 steps: each spans a 64-step block, so the whole history reads the rollups
+    const fast = await downsampledSeries(db, [runId], ['a'], null, null, 80);
+    const slow = await downsampledSeries(db, [runId], ['a'], 0, 1_000_000, 80); // a step range reads the points
+    for (const [series] of [fast, slow]) {
+      const values = series!.points.map((p) => p.value);
+      expect(series!.points.length).toBeLessThanOrEqual(80);
+      expect(series!.points[0]!.step).toBe(0);
+      expect(series!.points.at(-1)!.step).toBe(2149);
+      expect(Math.min(...values)).toBeCloseTo(Math.min(...Array.from({ length: 2150 }, (_, s) => Math.sin(s / 50) * 10 + (s % 7))));
+      expect(Math.max(...values)).toBeCloseTo(Math.max(...Array.from({ length: 2150 }, (_, s) => Math.sin(s / 50) * 10 + (s % 7))));
+      expect(series!.points.every((p, i, all) => i === 0 || p.step > all[i - 1]!.step)).toBe(true);
+    }
+    // a short series comes back whole, whichever way
+    const short = await downsampledSeries(db, [runId], ['b'], null, null, 400);
+    expect(short[0]!.points).toHaveLength(150);
+  });
+});
