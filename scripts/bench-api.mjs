@@ -92,7 +92,9 @@ log(`bench:api — Postgres ${server ? 'embedded' : 'from DATABASE_URL'}, ${os.c
     }),
   );
   const sec = (performance.now() - t0) / 1000;
-  log(`ingest via batch endpoint: ${fmt((requests * 1000) / sec)} points/s (${requests} requests × 1,000 points, ${CONCURRENCY} concurrent)`);
+  log(
+    `ingest via batch endpoint: ${fmt((requests * 1000) / sec)} points/s (${requests} requests × 1,000 points, ${CONCURRENCY} concurrent)`,
+  );
 }
 
 // 3. live latency: worker write → socket client, 20 subscribed clients
@@ -129,7 +131,7 @@ log(`bench:api — Postgres ${server ? 'embedded' : 'from DATABASE_URL'}, ${os.c
   await c.query(
     `INSERT INTO trajectories (id, run_id, step, split, group_index, index_in_group, seed, environment, success, total_reward, num_turns, num_actions, kept_by_filter, flags)
      SELECT gen_random_uuid(), $1, 1 + (i / 128), 'train', (i % 128) / 16, i % 16, i, 'sokoban', i % 7 = 0, (i % 23) - 5.0, 20, 40, i % 2 = 0,
-            CASE WHEN i % 11 = 0 THEN ARRAY['think-answer-mismatch'] ELSE ARRAY[]::text[] END
+            CASE WHEN i % 11 = 0 THEN ARRAY['think-answer-mismatch'] WHEN i % 5 = 0 THEN ARRAY['hallucinated'] ELSE ARRAY[]::text[] END
      FROM generate_series(0, $2 - 1) AS i`,
     [run.id, trajectories],
   );
@@ -139,6 +141,15 @@ log(`bench:api — Postgres ${server ? 'embedded' : 'from DATABASE_URL'}, ${os.c
             '<think>the box is below me, push it down</think><answer>Down</answer>', 'the box is below me, push it down', 'Down',
             ARRAY['Down'], ARRAY['Down'], true, true, 1, -0.1, k = 19, 60, 20
      FROM trajectories t CROSS JOIN generate_series(0, 19) AS k WHERE t.run_id = $1`,
+    [run.id],
+  );
+  // every fifth trajectory is hallucinated: its turns carry a contradicted claim of one of 8 kinds
+  await c.query(`UPDATE trajectories SET hallucinated = true WHERE run_id = $1 AND 'hallucinated' = ANY(flags)`, [run.id]);
+  await c.query(
+    `UPDATE turns u SET diagnostics = jsonb_build_object('v', 1, 'contradicted', 1, 'claims', jsonb_build_array(jsonb_build_object(
+       'kind', 'position', 'pattern', 'kind ' || (t.seed % 8), 'text', 'the box is at (2, 2)', 'span', jsonb_build_array(0, 19),
+       'negated', false, 'verdict', 'contradicted', 'evidence', 'box is at (3, 2), not (2, 2)')))
+     FROM trajectories t WHERE t.id = u.trajectory_id AND t.run_id = $1 AND t.hallucinated`,
     [run.id],
   );
   await c.query('ANALYZE trajectories; ANALYZE turns;');
@@ -171,7 +182,66 @@ log(`bench:api — Postgres ${server ? 'embedded' : 'from DATABASE_URL'}, ${os.c
     if (t.turns.length !== 20) throw new Error('replay returned a partial trajectory');
   }
   log(`trajectory list (200 filtered pages): p50 ${pct(listLat, 50).toFixed(1)} ms, p95 ${pct(listLat, 95).toFixed(1)} ms`);
+  const hallLat = [];
+  const diagLat = [];
+  for (let i = 0; i < 100; i++) {
+    const s = 1 + ((i * 7919) % steps);
+    let t1 = performance.now();
+    await api('GET', `/api/runs/${run.id}/trajectories?hallucinated=true&from=${s}&to=${s + 10}&limit=100`, undefined, token);
+    hallLat.push(performance.now() - t1);
+    t1 = performance.now();
+    const d = await api('GET', `/api/runs/${run.id}/diagnostics?from=${s}&to=${s + 10}`, undefined, token);
+    diagLat.push(performance.now() - t1);
+    if (s + 10 <= steps && d.contradicted.length !== 8) throw new Error('diagnostics summary is missing claim kinds');
+  }
+  log(`hallucinated trajectories of a run in 10 steps (100): p50 ${pct(hallLat, 50).toFixed(1)} ms, p95 ${pct(hallLat, 95).toFixed(1)} ms`);
+  log(`diagnostics summary of 10 steps (100): p50 ${pct(diagLat, 50).toFixed(1)} ms, p95 ${pct(diagLat, 95).toFixed(1)} ms`);
   log(`trajectory replay (200, 20 turns each): p50 ${pct(replayLat, 50).toFixed(1)} ms, p95 ${pct(replayLat, 95).toFixed(1)} ms`);
+}
+
+// 5. the runs list with 10,000 runs in the team (filters, search, sort, cursor pages)
+{
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const { team_id: team, user_id: owner } = (
+    await c.query(`SELECT m.team_id, m.user_id FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = 'bench@lab.test'`)
+  ).rows[0];
+  await c.query(
+    `INSERT INTO runs (id, team_id, owner_id, name, tags, preset, config, environment, algorithm, status, current_step, total_steps, created_at)
+     SELECT gen_random_uuid(), $1, $2, 'run ' || i, ARRAY['sweep-' || (i % 10)], 'quick-cpu', '{}'::jsonb,
+            (ARRAY['sokoban', 'frozenlake', 'bandit'])[1 + i % 3], 'grpo',
+            (ARRAY['queued', 'running', 'succeeded', 'failed', 'cancelled'])[1 + i % 5]::"RunStatus", i % 40, 40, now() - i * interval '1 minute'
+     FROM generate_series(1, 10000) AS i`,
+    [team, owner],
+  );
+  await c.query(
+    `INSERT INTO metric_summaries (run_id, key, step, value, max_value, min_value, updated_at)
+     SELECT id, 'val/success', current_step, random(), 1, 0, now() FROM runs WHERE team_id = $1`,
+    [team],
+  );
+  await c.query('ANALYZE runs; ANALYZE metric_summaries;');
+  const total = (await c.query('SELECT count(*)::int AS n FROM runs WHERE team_id = $1', [team])).rows[0].n;
+  await c.end();
+  const lists = [
+    '',
+    '?status=running,failed',
+    '?q=run 12',
+    '?sort=name',
+    '?environment=bandit&tag=sweep-3',
+    '?sort=-name&status=succeeded',
+  ];
+  const lat = [];
+  let cursor = null;
+  for (let i = 0; i < 200; i++) {
+    const q = i % 7 === 6 && cursor ? `?cursor=${cursor}` : lists[i % lists.length];
+    const t1 = performance.now();
+    const page = await api('GET', `/api/runs${q}`, undefined, token);
+    lat.push(performance.now() - t1);
+    cursor = page.nextCursor ?? null;
+  }
+  log(
+    `runs list, ${fmt(total)} runs in the team (200 pages: filters, search, sort, cursors): p50 ${pct(lat, 50).toFixed(1)} ms, p95 ${pct(lat, 95).toFixed(1)} ms`,
+  );
 }
 
 await app.close();

@@ -4,7 +4,7 @@ import { Rng } from '@starpo/envs';
 import { describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
 import { loadHfModel } from '../src/model/hf.js';
-import { generate } from '../src/policy/generate.js';
+import { generate, generateCached, selectPrefix, disposePrefix } from '../src/policy/generate.js';
 import { HfTokenizer } from '../src/tokenizer/hf-tokenizer.js';
 import { GOLDEN_DIR, loadGolden } from './fixtures.js';
 
@@ -34,6 +34,38 @@ for (const backend of ['cpu', 'wasm'] as const) {
         expect(together[i]!.ids).toEqual(alone!.ids);
         together[i]!.logProbs.forEach((lp, t) => expect(Math.abs(lp - alone!.logProbs[t]!)).toBeLessThan(1e-4));
       }
+      model.dispose();
+    });
+
+    it('a next turn started from the kept cache decodes as a fresh prefill of the whole conversation does', async () => {
+      await initBackend(backend);
+      const model = loadHfModel(dir);
+      const tok = HfTokenizer.fromDir(dir);
+      const before = tf.memory().numTensors;
+      const first = [golden.chat.ids, golden.input_ids[1]!, golden.input_ids[0]!.slice(0, 5)];
+      const turn1 = await generateCached(model, tok, first, { maxNewTokens: 6, temperature: 0 }, new Rng(0));
+      // the next prompts: each conversation so far with its reply re-tokenised differently at the end
+      // (as a canonical rewrite does) plus a new user turn; the third conversation has ended
+      const second = [0, 1].map((b) => [
+        ...first[b]!,
+        ...turn1.generations[b]!.ids.slice(0, 3),
+        11,
+        12,
+        13,
+        ...golden.input_ids[0]!.slice(0, 4),
+      ]);
+      const prefix = selectPrefix(turn1.next!, [0, 1]);
+      disposePrefix(turn1.next);
+      const cached = await generateCached(model, tok, second, { maxNewTokens: 6, temperature: 0 }, new Rng(0), prefix);
+      const fresh = await generate(model, tok, second, { maxNewTokens: 6, temperature: 0 }, new Rng(0));
+      for (let b = 0; b < 2; b++) {
+        expect(cached.generations[b]!.ids).toEqual(fresh[b]!.ids);
+        cached.generations[b]!.logProbs.forEach((lp, t) => expect(Math.abs(lp - fresh[b]!.logProbs[t]!)).toBeLessThan(1e-4));
+        // what the cache holds: the prompt and every generated token it was fed
+        expect(cached.next!.held[b]).toEqual([...second[b]!, ...cached.generations[b]!.ids.slice(0, -1)]);
+      }
+      disposePrefix(cached.next);
+      expect(tf.memory().numTensors).toBe(before);
       model.dispose();
     });
 

@@ -47,6 +47,72 @@ export function leftPad(seqs: number[][], padId: number): { ids: tf.Tensor2D; ma
 }
 
 /**
+ * A KV cache kept from an earlier `generateCached` call, with the real token ids each row holds,
+ * so the next turn of a conversation only runs the tokens after the longest common prefix.
+ */
+export interface PrefixCache {
+  cache: KvCache;
+  /** Per row, the token ids whose keys and values the cache holds, in order. */
+  held: number[][];
+}
+
+export function disposePrefix(p: PrefixCache | undefined): void {
+  if (p) disposeCache(p.cache);
+}
+
+/** The rows `rows` of a prefix cache (e.g. the conversations still going), as a new cache. */
+export function selectPrefix(p: PrefixCache, rows: number[]): PrefixCache {
+  return scoped(() => {
+    const idx = tf.tensor1d(rows, 'int32');
+    const pick = <T extends tf.Tensor>(t: T) => tf.keep(tf.gather(t, idx, 0)) as T;
+    return {
+      cache: {
+        keys: p.cache.keys.map(pick),
+        values: p.cache.values.map(pick),
+        mask: pick(p.cache.mask),
+        nextPosition: pick(p.cache.nextPosition),
+      },
+      held: rows.map((r) => p.held[r]!),
+    };
+  });
+}
+
+function sliceCache(c: KvCache, r: number, rows: number): KvCache {
+  const cut = <T extends tf.Tensor>(t: T) => t.slice([r, ...t.shape.slice(1).map(() => 0)], [rows, ...t.shape.slice(1)]) as T;
+  return { keys: c.keys.map(cut), values: c.values.map(cut), mask: cut(c.mask), nextPosition: cut(c.nextPosition) };
+}
+
+/**
+ * The cache of `prefix` with, per row, only its first `keep[b]` real tokens left visible (the rest
+ * masked out), and positions continuing from there.
+ */
+async function truncatePrefix(prefix: PrefixCache, keep: number[]): Promise<KvCache> {
+  const [batch, past] = prefix.cache.mask.shape;
+  const mask = (await prefix.cache.mask.data()) as Int32Array;
+  const kept = new Int32Array(mask.length);
+  for (let b = 0; b < batch; b++) {
+    let seen = 0;
+    for (let j = 0; j < past; j++) {
+      if (!mask[b * past + j]) continue;
+      if (seen++ < keep[b]!) kept[b * past + j] = 1;
+    }
+  }
+  return {
+    keys: prefix.cache.keys,
+    values: prefix.cache.values,
+    mask: tf.tensor2d(kept, [batch, past], 'int32'),
+    nextPosition: tf.tensor1d(keep, 'int32'),
+  };
+}
+
+function commonPrefix(a: number[], b: number[]): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a[i] === b[i]) i++;
+  return i;
+}
+
+/**
  * Batched sampling with a KV cache: one prefill over the left-padded prompts, then one token per
  * step for every unfinished row. Deterministic for a given rng state on a given backend.
  */
@@ -57,32 +123,66 @@ export async function generate(
   opts: GenerateOptions,
   rng: Rng,
 ): Promise<Generation[]> {
+  const { generations, next } = await generateCached(model, tokenizer, prompts, opts, rng);
+  disposePrefix(next);
+  return generations;
+}
+
+/**
+ * `generate` that starts from a prefix cache of the same rows (their earlier turns) and returns
+ * the cache it ends with. Each row runs only the prompt tokens after the longest common prefix of
+ * what the cache holds and its new prompt; the rest of the cache is masked out. Multi-turn rollouts
+ * re-send the whole conversation every turn, so this turns quadratic prefill into linear.
+ */
+export async function generateCached(
+  model: Qwen2Model,
+  tokenizer: TextTokenizer,
+  prompts: number[][],
+  opts: GenerateOptions,
+  rng: Rng,
+  prefix?: PrefixCache,
+): Promise<{ generations: Generation[]; next: PrefixCache | undefined }> {
   const batch = prompts.length;
   const out: Generation[] = prompts.map(() => ({ text: '', ids: [], logProbs: [], entropies: [], stopReason: 'length' }));
-  if (batch === 0) return out;
+  if (batch === 0) return { generations: out, next: undefined };
+  if (prefix && prefix.held.length !== batch) throw new Error(`prefix cache has ${prefix.held.length} rows, prompts ${batch}`);
   const active = new Array<boolean>(batch).fill(true);
   const stops = opts.stopStrings ?? [];
   const tailWindow = Math.max(8, ...stops.map((s) => s.length));
+  // at least the last prompt token runs, for the logits of the first new token
+  const reuse = prompts.map((p, b) => (prefix ? Math.min(commonPrefix(prefix.held[b]!, p), p.length - 1) : 0));
+  const held = prompts.map((p) => [...p]);
+  const past = prefix ? await truncatePrefix(prefix, reuse) : undefined;
   let cache: KvCache | undefined;
   let lastLogits: tf.Tensor2D;
   {
-    // Prefill in row chunks so the attention scores (rows × heads × len²) stay within a memory budget.
-    const { ids, mask } = leftPad(prompts, tokenizer.padId);
+    // Prefill in row chunks so the attention scores (rows × heads × len × total) stay within a memory budget.
+    const { ids, mask } = leftPad(
+      prompts.map((p, b) => p.slice(reuse[b])),
+      tokenizer.padId,
+    );
     const len = ids.shape[1];
-    const rowsPerChunk = Math.max(1, Math.floor(PREFILL_SCORE_BUDGET / (model.config.num_attention_heads * len * len)));
+    const total = len + (past ? past.mask.shape[1] : 0);
+    const rowsPerChunk = Math.max(1, Math.floor(PREFILL_SCORE_BUDGET / (model.config.num_attention_heads * len * total)));
     const parts: { logits: tf.Tensor2D; cache: KvCache }[] = [];
     for (let r = 0; r < batch; r += rowsPerChunk) {
       await yieldToEventLoop();
       const rows = Math.min(rowsPerChunk, batch - r);
       parts.push(
         scoped(() => {
-          const { hidden, cache: c } = model.hidden(ids.slice([r, 0], [rows, len]), mask.slice([r, 0], [rows, len]), { returnCache: true });
+          const pastRows = past ? (rows === batch ? past : sliceCache(past, r, rows)) : undefined;
+          const { hidden, cache: c } = model.hidden(ids.slice([r, 0], [rows, len]), mask.slice([r, 0], [rows, len]), {
+            returnCache: true,
+            ...(pastRows ? { cache: pastRows } : {}),
+          });
           const last = hidden.slice([0, len - 1, 0], [rows, 1, hidden.shape[2]]);
           return { logits: tf.keep(model.logits(last as tf.Tensor3D).squeeze([1]) as tf.Tensor2D), cache: c! };
         }),
       );
     }
     tf.dispose([ids, mask]);
+    if (past) tf.dispose([past.mask, past.nextPosition]);
+    disposePrefix(prefix);
     if (parts.length === 1) {
       cache = parts[0]!.cache;
       lastLogits = parts[0]!.logits;
@@ -130,6 +230,7 @@ export async function generate(
         }
       }
       if (!active.some(Boolean) || step + 1 >= opts.maxNewTokens) break;
+      for (let b = 0; b < batch; b++) if (stepMask[b]) held[b]!.push(next[b]!);
       const prev: KvCache = cache!;
       const res = scoped(() => {
         const ids = tf.tensor2d(next, [batch, 1], 'int32');
@@ -141,13 +242,15 @@ export async function generate(
       cache = res.cache;
       lastLogits = res.logits;
     }
-  } finally {
+  } catch (e) {
     disposeCache(cache);
+    throw e;
+  } finally {
     if (!lastLogits!.isDisposed) lastLogits!.dispose();
   }
   for (const g of out) {
     const ids = g.stopReason === 'eos' ? g.ids.slice(0, -1) : g.ids;
     g.text = tokenizer.decode(ids, { skipSpecial: false });
   }
-  return out;
+  return { generations: out, next: { cache: cache!, held } };
 }

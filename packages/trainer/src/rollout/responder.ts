@@ -1,6 +1,6 @@
 import type { Env, Rng } from '@starpo/envs';
 import type { Qwen2Model } from '../model/qwen2.js';
-import { generate } from '../policy/generate.js';
+import { disposePrefix, generateCached, selectPrefix, type PrefixCache } from '../policy/generate.js';
 import type { TextTokenizer } from '../tokenizer/types.js';
 
 export interface ReplyRequest {
@@ -21,6 +21,8 @@ export interface Reply {
 /** Whatever writes the assistant's replies: the language-model policy or a scripted teacher. */
 export interface Responder {
   respond(requests: ReplyRequest[], rng: Rng): Promise<Reply[]>;
+  /** The rollout is over: release what was kept between turns. */
+  end?(): void;
 }
 
 export interface SamplingSettings {
@@ -29,6 +31,8 @@ export interface SamplingSettings {
   topP: number;
   /** Generate at most this many prompts at once. */
   batchSize?: number;
+  /** Keep each conversation's KV cache between turns (default true; needs all requests in one batch). */
+  reuseCache?: boolean;
 }
 
 /** The language-model policy as a responder: batched sampling, stopping at `</answer>`. */
@@ -39,25 +43,44 @@ export class PolicyResponder implements Responder {
     private readonly sampling: SamplingSettings,
   ) {}
 
+  /** The KV cache of the last turn's batch, and which environment (conversation) each row is. */
+  private session: { prefix: PrefixCache; rows: Map<object, number> } | null = null;
+
   async respond(requests: ReplyRequest[], rng: Rng): Promise<Reply[]> {
     const out: Reply[] = [];
     const size = this.sampling.batchSize ?? 64;
+    const opts = {
+      maxNewTokens: this.sampling.maxNewTokens,
+      temperature: this.sampling.temperature,
+      topP: this.sampling.topP,
+      stopStrings: ['</answer>'],
+    };
+    const keep = (this.sampling.reuseCache ?? true) && requests.length <= size;
+    let prefix: PrefixCache | undefined;
+    if (keep && this.session) {
+      const rows = requests.map((r) => this.session!.rows.get(r.env));
+      if (rows.every((x) => x !== undefined)) prefix = selectPrefix(this.session.prefix, rows as number[]);
+    }
+    this.end();
     for (let i = 0; i < requests.length; i += size) {
       const chunk = requests.slice(i, i + size);
-      const gens = await generate(
+      const { generations, next } = await generateCached(
         this.model,
         this.tokenizer,
         chunk.map((r) => r.promptIds),
-        {
-          maxNewTokens: this.sampling.maxNewTokens,
-          temperature: this.sampling.temperature,
-          topP: this.sampling.topP,
-          stopStrings: ['</answer>'],
-        },
+        opts,
         rng,
+        prefix,
       );
-      for (const g of gens) out.push({ text: g.text, tokenCount: g.ids.length, logProbs: g.logProbs, entropies: g.entropies });
+      if (keep && next) this.session = { prefix: next, rows: new Map(chunk.map((r, k) => [r.env, k])) };
+      else disposePrefix(next);
+      for (const g of generations) out.push({ text: g.text, tokenCount: g.ids.length, logProbs: g.logProbs, entropies: g.entropies });
     }
     return out;
+  }
+
+  end(): void {
+    if (this.session) disposePrefix(this.session.prefix);
+    this.session = null;
   }
 }

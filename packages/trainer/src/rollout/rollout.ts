@@ -73,70 +73,74 @@ export async function rollout(
     }
   });
 
-  for (let turn = 1; turn <= s.maxTurns; turn++) {
-    const active = slots.filter((x) => !x.done);
-    if (active.length === 0) break;
-    onTurn?.(turn, active.length);
-    const prompts = active.map((x) => fitPrompt(tokenizer, x, turn, s));
-    const replies = await responder.respond(
-      active.map((x, i) => ({ promptIds: prompts[i]!, env: x.env, turn, actionsLeft: x.actionsLeft })),
-      rng,
-    );
-    active.forEach((x, i) => {
-      const reply = replies[i]!;
-      const observation = x.env.render();
-      const snapshot = x.env.snapshot();
-      const rawReply = prefill + reply.text;
-      const parsed = parseReply(rawReply, {
-        actions: x.env.actions,
-        maxActionsPerTurn: s.maxActionsPerTurn,
-        enableThink: s.enableThink,
-        actionSeparator: s.actionSeparator,
-      });
-      const executed: string[] = [];
-      let envReward = 0;
-      let effective = 0;
-      let done = false;
-      for (const action of parsed.validActions) {
-        if (executed.length >= x.actionsLeft) break;
-        const r = x.env.step(action);
-        executed.push(action);
-        envReward += r.reward;
-        if (r.actionEffective) effective++;
-        if (r.done) {
-          done = true;
-          break;
+  try {
+    for (let turn = 1; turn <= s.maxTurns; turn++) {
+      const active = slots.filter((x) => !x.done);
+      if (active.length === 0) break;
+      onTurn?.(turn, active.length);
+      const prompts = active.map((x) => fitPrompt(tokenizer, x, turn, s));
+      const replies = await responder.respond(
+        active.map((x, i) => ({ promptIds: prompts[i]!, env: x.env, turn, actionsLeft: x.actionsLeft })),
+        rng,
+      );
+      active.forEach((x, i) => {
+        const reply = replies[i]!;
+        const observation = x.env.render();
+        const snapshot = x.env.snapshot();
+        const rawReply = prefill + reply.text;
+        const parsed = parseReply(rawReply, {
+          actions: x.env.actions,
+          maxActionsPerTurn: s.maxActionsPerTurn,
+          enableThink: s.enableThink,
+          actionSeparator: s.actionSeparator,
+        });
+        const executed: string[] = [];
+        let envReward = 0;
+        let effective = 0;
+        let done = false;
+        for (const action of parsed.validActions) {
+          if (executed.length >= x.actionsLeft) break;
+          const r = x.env.step(action);
+          executed.push(action);
+          envReward += r.reward;
+          if (r.actionEffective) effective++;
+          if (r.done) {
+            done = true;
+            break;
+          }
         }
-      }
-      const penalty = parsed.penalized ? s.formatPenalty : 0;
-      const mean = (xs?: number[]) => (xs && xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-      x.turns.push({
-        index: turn - 1,
-        observation,
-        snapshot,
-        rawReply,
-        parsed,
-        executed,
-        effectiveCount: effective,
-        envReward,
-        penalty,
-        done,
-        promptTokens: prompts[i]!.length,
-        responseTokens: reply.tokenCount,
-        meanLogProb: mean(reply.logProbs),
-        meanEntropy: mean(reply.entropies),
+        const penalty = parsed.penalized ? s.formatPenalty : 0;
+        const mean = (xs?: number[]) => (xs && xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+        x.turns.push({
+          index: turn - 1,
+          observation,
+          snapshot,
+          rawReply,
+          parsed,
+          executed,
+          effectiveCount: effective,
+          envReward,
+          penalty,
+          done,
+          promptTokens: prompts[i]!.length,
+          responseTokens: reply.tokenCount,
+          meanLogProb: mean(reply.logProbs),
+          meanEntropy: mean(reply.entropies),
+        });
+        x.dialogue.push({
+          observation,
+          actionsLeft: x.actionsLeft,
+          reply: parsed.formatOk ? parsed.canonical : rawReply,
+          reward: envReward + penalty,
+          warning: x.warning,
+        });
+        x.actionsLeft -= executed.length;
+        x.warning = parsed.validActions.length === 0 ? NO_VALID_ACTION : '';
+        x.done = done || x.env.done || x.actionsLeft <= 0;
       });
-      x.dialogue.push({
-        observation,
-        actionsLeft: x.actionsLeft,
-        reply: parsed.formatOk ? parsed.canonical : rawReply,
-        reward: envReward + penalty,
-        warning: x.warning,
-      });
-      x.actionsLeft -= executed.length;
-      x.warning = parsed.validActions.length === 0 ? NO_VALID_ACTION : '';
-      x.done = done || x.env.done || x.actionsLeft <= 0;
-    });
+    }
+  } finally {
+    responder.end?.();
   }
 
   return slots.map((x) => finish(x, req, tokenizer, prefill));
