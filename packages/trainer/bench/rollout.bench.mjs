@@ -11,11 +11,19 @@ import { loadBaseModel } from '../dist/train/models.js';
 import { rolloutSettings } from '../dist/train/loop.js';
 
 const info = await initBackend('auto', (m) => console.log(m));
-const base = process.env.BASE ?? (existsSync('.data/bases/sokoban-tiny/model.safetensors') ? '.data/bases/sokoban-tiny' : 'starpo-tiny/tiny');
+const base =
+  process.env.BASE ?? (existsSync('.data/bases/sokoban-tiny/model.safetensors') ? '.data/bases/sokoban-tiny' : 'starpo-tiny/tiny');
 const config = buildRunConfig('quick-cpu', { env: { name: 'sokoban' }, model: { base } });
 const { model, tokenizer } = loadBaseModel(base, 1);
 const seeds = Array.from({ length: config.rollout.envGroups }, (_, g) => 1000 + g);
-const req = { env: 'sokoban', envConfig: config.env.config, seeds, groupSize: config.rollout.groupSize, split: 'train', settings: rolloutSettings(config) };
+const req = {
+  env: 'sokoban',
+  envConfig: config.env.config,
+  seeds,
+  groupSize: config.rollout.groupSize,
+  split: 'train',
+  settings: rolloutSettings(config),
+};
 
 async function run(reuseCache) {
   const responder = new PolicyResponder(model, tokenizer, {
@@ -35,7 +43,13 @@ const full = await run(false);
 const cached = await run(true);
 const turns = (r) => r.trajs.reduce((a, t) => a + t.turns.length, 0);
 const prompt = (r) => r.trajs.reduce((a, t) => a + t.turns.reduce((b, u) => b + u.promptTokens, 0), 0);
-const same = cached.trajs.filter((t, i) => t.turns.map((u) => u.rawReply).join() === full.trajs[i].turns.map((u) => u.rawReply).join()).length;
-console.log(`re-prefill every turn:  ${full.seconds.toFixed(1)} s  (${turns(full)} turns, ${prompt(full).toLocaleString('en-US')} prompt tokens)`);
+const same = cached.trajs.filter(
+  (t, i) => t.turns.map((u) => u.rawReply).join() === full.trajs[i].turns.map((u) => u.rawReply).join(),
+).length;
+console.log(
+  `re-prefill every turn:  ${full.seconds.toFixed(1)} s  (${turns(full)} turns, ${prompt(full).toLocaleString('en-US')} prompt tokens)`,
+);
 console.log(`keep the KV cache:      ${cached.seconds.toFixed(1)} s  (${turns(cached)} turns)`);
-console.log(`speed-up ${(full.seconds / cached.seconds).toFixed(2)}×; ${same}/${full.trajs.length} trajectories identical (sampling may diverge on float rounding)`);
+console.log(
+  `speed-up ${(full.seconds / cached.seconds).toFixed(2)}×; ${same}/${full.trajs.length} trajectories identical (sampling may diverge on float rounding)`,
+);

@@ -163,7 +163,10 @@ export class Qwen2Model {
     const fullMask = past ? tf.concat([past.mask.toFloat(), maskF], 1) : maskF; // [B, T]
     const total = pastLen + len;
     // query i (absolute pastLen+i) sees key j when j <= pastLen+i and key j is real
-    const causal = tf.linalg.bandPart(tf.ones([total, total]), -1, 0).slice([pastLen, 0], [len, total]); // [L, T]
+    // built as [L, T] directly (a decode step is one row), not cut from a [T, T] band
+    const causal = tf
+      .lessEqual(tf.range(0, total, 1, 'int32').expandDims(0), tf.range(pastLen, pastLen + len, 1, 'int32').expandDims(1))
+      .toFloat(); // [L, T]
     const allowed = causal.expandDims(0).mul(fullMask.expandDims(1)); // [B, L, T]
     const bias = tf.sub(1, allowed).mul(NEG_INF).expandDims(1); // [B, 1, L, T]
 

@@ -5,8 +5,11 @@ import type { TextTokenizer } from '../tokenizer/types.js';
 import { sampleToken } from './sampling.js';
 import { yieldToEventLoop } from '../util/yield.js';
 
-/** Max attention-score elements (rows × heads × len²) materialised at once during prefill. */
-const PREFILL_SCORE_BUDGET = 16 * 1024 * 1024;
+/** Extra attention span (tokens) a kept cache may cost over a fresh prefill before it is dropped. */
+const REUSE_SLACK = 64;
+
+/** Max attention-score elements (rows × heads × len × total) materialised at once during prefill; on wasm, 4M runs prefill 1.7× faster than 16M (bench:rollout). */
+const PREFILL_SCORE_BUDGET = 4 * 1024 * 1024;
 
 export interface GenerateOptions {
   maxNewTokens: number;
@@ -83,26 +86,41 @@ function sliceCache(c: KvCache, r: number, rows: number): KvCache {
 }
 
 /**
- * The cache of `prefix` with, per row, only its first `keep[b]` real tokens left visible (the rest
- * masked out), and positions continuing from there.
+ * The cache of `prefix` cut to, per row, its first `keep[b]` real tokens, compacted and left-padded
+ * to the longest of them (stale and padding positions dropped, so attention spans no more than a
+ * fresh prefill would); positions continue from there. Undefined when nothing is kept.
  */
-async function truncatePrefix(prefix: PrefixCache, keep: number[]): Promise<KvCache> {
+async function compactPrefix(prefix: PrefixCache, keep: number[]): Promise<KvCache | undefined> {
   const [batch, past] = prefix.cache.mask.shape;
+  const width = Math.max(...keep);
+  if (width === 0) return undefined;
   const mask = (await prefix.cache.mask.data()) as Int32Array;
-  const kept = new Int32Array(mask.length);
+  const index = new Int32Array(batch * width);
+  const kept = new Int32Array(batch * width);
   for (let b = 0; b < batch; b++) {
-    let seen = 0;
-    for (let j = 0; j < past; j++) {
+    let at = b * width + (width - keep[b]!);
+    for (let j = 0; j < past && at < (b + 1) * width; j++) {
       if (!mask[b * past + j]) continue;
-      if (seen++ < keep[b]!) kept[b * past + j] = 1;
+      index[at] = j;
+      kept[at++] = 1;
     }
   }
-  return {
-    keys: prefix.cache.keys,
-    values: prefix.cache.values,
-    mask: tf.tensor2d(kept, [batch, past], 'int32'),
-    nextPosition: tf.tensor1d(keep, 'int32'),
-  };
+  // rows of the flattened [batch × past] positions, gathered on axis 0 (well supported on every backend)
+  const flat = index.map((j, k) => Math.floor(k / width) * past + j);
+  return scoped(() => {
+    const idx = tf.tensor1d(flat, 'int32');
+    const pick = (t: tf.Tensor4D) => {
+      const [, heads, , dim] = t.shape;
+      const rows = t.transpose([0, 2, 1, 3]).reshape([batch * past, heads * dim]);
+      return tf.keep(tf.gather(rows, idx, 0).reshape([batch, width, heads, dim]).transpose([0, 2, 1, 3])) as tf.Tensor4D;
+    };
+    return {
+      keys: prefix.cache.keys.map(pick),
+      values: prefix.cache.values.map(pick),
+      mask: tf.keep(tf.tensor2d(kept, [batch, width], 'int32')),
+      nextPosition: tf.keep(tf.tensor1d(keep, 'int32')),
+    };
+  });
 }
 
 function commonPrefix(a: number[], b: number[]): number {
@@ -150,9 +168,13 @@ export async function generateCached(
   const stops = opts.stopStrings ?? [];
   const tailWindow = Math.max(8, ...stops.map((s) => s.length));
   // at least the last prompt token runs, for the logits of the first new token
-  const reuse = prompts.map((p, b) => (prefix ? Math.min(commonPrefix(prefix.held[b]!, p), p.length - 1) : 0));
+  let reuse = prompts.map((p, b) => (prefix ? Math.min(commonPrefix(prefix.held[b]!, p), p.length - 1) : 0));
+  // Rows with a long cached part and rows with a long new part (a conversation cut to fit the
+  // context) would make the batch span both: longer than a fresh prefill. Then start afresh.
+  const freshLen = Math.max(...prompts.map((p) => p.length));
+  if (Math.max(...reuse) + Math.max(...prompts.map((p, b) => p.length - reuse[b]!)) > freshLen + REUSE_SLACK) reuse = reuse.map(() => 0);
   const held = prompts.map((p) => [...p]);
-  const past = prefix ? await truncatePrefix(prefix, reuse) : undefined;
+  const past = prefix ? await compactPrefix(prefix, reuse) : undefined;
   let cache: KvCache | undefined;
   let lastLogits: tf.Tensor2D;
   {
@@ -181,7 +203,7 @@ export async function generateCached(
       );
     }
     tf.dispose([ids, mask]);
-    if (past) tf.dispose([past.mask, past.nextPosition]);
+    disposeCache(past);
     disposePrefix(prefix);
     if (parts.length === 1) {
       cache = parts[0]!.cache;
