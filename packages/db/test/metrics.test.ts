@@ -40,6 +40,13 @@ describe('metric rollups and downsampling', () => {
     expect(await stored()).toEqual(await fromPoints());
   });
 
+  it('concurrent writers of the same keys and blocks neither deadlock nor lose a point', async () => {
+    const batch = (w: number) =>
+      Array.from({ length: 600 }, (_, i) => ({ key: `c${i % 6}`, step: 5000 + ((i * 7 + w * 13) % 300), value: w * 1000 + i }));
+    await Promise.all(Array.from({ length: 6 }, (_, w) => upsertMetricPoints(db, runId, batch(w))));
+    expect(await stored()).toEqual(await fromPoints());
+  });
+
   it('downsample long series from the rollups with the same extremes, ends and bounds as from the points', async () => {
     // 80 points = 20 buckets of ~107 steps: each spans a 64-step block, so the whole history reads the rollups
     const fast = await downsampledSeries(db, [runId], ['a'], null, null, 80);

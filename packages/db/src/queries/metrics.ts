@@ -37,16 +37,19 @@ export async function upsertMetricPoints(db: Db, runId: string, points: MetricPo
   const rows = [...byId.values()];
   const now = new Date();
   // one round trip: the points upsert and the rollup merge run as data-modifying CTEs beside the summary upsert
-  const [result] = await db.$queryRawUnsafe<{ replaced: number }[]>(
-    `WITH input AS (SELECT * FROM unnest($2::text[], $3::int[], $4::float8[], $5::timestamptz[]) AS u(k, s, v, t)),
+  // Rows are written in key/step order so concurrent writers lock in the same order; a deadlock
+  // that still happens between the three tables is retried (the statement is idempotent).
+  const [result] = await retryDeadlock(() =>
+    db.$queryRawUnsafe<{ replaced: number }[]>(
+      `WITH input AS (SELECT * FROM unnest($2::text[], $3::int[], $4::float8[], $5::timestamptz[]) AS u(k, s, v, t)),
      points AS (
-       INSERT INTO metric_points (run_id, key, step, value, wall_time) SELECT $1::uuid, k, s, v, t FROM input
+       INSERT INTO metric_points (run_id, key, step, value, wall_time) SELECT $1::uuid, k, s, v, t FROM input ORDER BY k, s
        ON CONFLICT (run_id, key, step) DO UPDATE SET value = EXCLUDED.value, wall_time = EXCLUDED.wall_time
        RETURNING key, step, xmax <> 0 AS replaced),
      summary AS (
        INSERT INTO metric_summaries (run_id, key, step, value, max_value, min_value, updated_at)
        SELECT $1::uuid, k, s, v, mx, mn, now() FROM (
-         SELECT DISTINCT ON (k) k, s, v, max(v) OVER (PARTITION BY k) AS mx, min(v) OVER (PARTITION BY k) AS mn FROM input ORDER BY k, s DESC) b
+         SELECT DISTINCT ON (k) k, s, v, max(v) OVER (PARTITION BY k) AS mx, min(v) OVER (PARTITION BY k) AS mn FROM input ORDER BY k, s DESC) b ORDER BY k
        ON CONFLICT (run_id, key) DO UPDATE SET
          step = CASE WHEN EXCLUDED.step >= metric_summaries.step THEN EXCLUDED.step ELSE metric_summaries.step END,
          value = CASE WHEN EXCLUDED.step >= metric_summaries.step THEN EXCLUDED.value ELSE metric_summaries.value END,
@@ -55,7 +58,7 @@ export async function upsertMetricPoints(db: Db, runId: string, points: MetricPo
          updated_at = now()),
      rollup AS (
        INSERT INTO metric_rollups AS r SELECT $1::uuid, k, bucket, ${BLOCK_COLUMNS}
-       FROM (SELECT k, s >> 6 AS bucket, ${BLOCK_AGGREGATES} FROM input GROUP BY k, s >> 6) g
+       FROM (SELECT k, s >> 6 AS bucket, ${BLOCK_AGGREGATES} FROM input GROUP BY k, s >> 6) g ORDER BY k, bucket
        ON CONFLICT (run_id, key, bucket) DO UPDATE SET
          n = r.n + EXCLUDED.n,
          first_step = LEAST(r.first_step, EXCLUDED.first_step),
@@ -71,16 +74,28 @@ export async function upsertMetricPoints(db: Db, runId: string, points: MetricPo
          max_time = CASE WHEN EXCLUDED.max_value > r.max_value THEN EXCLUDED.max_time ELSE r.max_time END,
          max_value = GREATEST(r.max_value, EXCLUDED.max_value))
      SELECT count(*) FILTER (WHERE replaced)::int AS replaced FROM points`,
-    runId,
-    rows.map((p) => pgText(p.key)),
-    rows.map((p) => p.step),
-    rows.map((p) => p.value),
-    rows.map((p) => p.time ?? now),
+      runId,
+      rows.map((p) => pgText(p.key)),
+      rows.map((p) => p.step),
+      rows.map((p) => p.value),
+      rows.map((p) => p.time ?? now),
+    ),
   );
   // Re-written steps (a retried or corrected write) can leave a stale extreme or count in a merged
   // rollup: recompute those blocks from the points, which now hold the new values.
   if (result!.replaced > 0) await recomputeRollups(db, runId, rows);
   return rows.length;
+}
+
+async function retryDeadlock<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (attempt >= 4 || !/deadlock detected|40P01/.test(String((e as Error)?.message ?? e))) throw e;
+      await new Promise((r) => setTimeout(r, 20 * attempt + Math.random() * 30));
+    }
+  }
 }
 
 /** Rebuild the rollup blocks that `points` fall in from the stored points. */
