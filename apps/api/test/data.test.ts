@@ -108,21 +108,26 @@ describe('metrics, trajectories, checkpoints, workers and ingestion', () => {
       contradicted: claims.filter((c) => (c as { verdict: string }).verdict === 'contradicted').length,
     });
     for (let step = 1; step <= 4; step++) {
+      const at = (indexInGroup: number, flags: string[], turns: TurnInput[]) => ({
+        step,
+        split: 'train' as const,
+        group: 0,
+        indexInGroup,
+        seed: 1,
+        env: 'sokoban',
+        success: false,
+        totalReward: 0,
+        numActions: 1,
+        keptByFilter: null,
+        hallucinated: flags.includes('hallucinated'),
+        flags,
+        turns,
+      });
       await insertTrajectories(t.db, run, [
-        {
-          step,
-          split: 'train',
-          group: 0,
-          indexInGroup: 0,
-          seed: 1,
-          env: 'sokoban',
-          success: false,
-          totalReward: 0,
-          numActions: 1,
-          keptByFilter: null,
-          hallucinated: true,
-          flags: ['hallucinated', 'outcome_mismatch'],
-          turns: [
+        at(
+          0,
+          ['hallucinated', 'outcome_mismatch'],
+          [
             turn(0, 0, {
               diagnostics: diagnosed([
                 claim('box position', 'contradicted', 'box is at (3, 2), not (2, 2)'),
@@ -131,28 +136,12 @@ describe('metrics, trajectories, checkpoints, workers and ingestion', () => {
             }),
             turn(1, 0, { diagnostics: diagnosed([claim('box position', 'contradicted', 'box is at (3, 3), not (1, 1)')]) }),
           ],
-        },
-        {
-          step,
-          split: 'train',
-          group: 0,
-          indexInGroup: 1,
-          seed: 1,
-          env: 'sokoban',
-          success: false,
-          totalReward: 0,
-          numActions: 1,
-          keptByFilter: null,
-          hallucinated: step % 2 === 0,
-          flags: step % 2 === 0 ? ['hallucinated'] : [],
-          turns: [
-            turn(0, 0, {
-              diagnostics: diagnosed(
-                step % 2 === 0 ? [claim('hole right of player', 'contradicted', 'holes next to the player: none')] : [],
-              ),
-            }),
-          ],
-        },
+        ),
+        at(1, step % 2 === 0 ? ['hallucinated'] : [], [
+          turn(0, 0, {
+            diagnostics: diagnosed(step % 2 === 0 ? [claim('hole right of player', 'contradicted', 'holes next to the player: none')] : []),
+          }),
+        ]),
       ]);
     }
     const all = await get(`/api/runs/${run}/diagnostics`).expect(200);

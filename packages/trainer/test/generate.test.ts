@@ -4,7 +4,7 @@ import { Rng } from '@starpo/envs';
 import { describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
 import { loadHfModel } from '../src/model/hf.js';
-import { generate, generateCached, selectPrefix, disposePrefix } from '../src/policy/generate.js';
+import { generate, generateCached, disposePrefix } from '../src/policy/generate.js';
 import { HfTokenizer } from '../src/tokenizer/hf-tokenizer.js';
 import { GOLDEN_DIR, loadGolden } from './fixtures.js';
 
@@ -54,9 +54,11 @@ for (const backend of ['cpu', 'wasm'] as const) {
         13,
         ...golden.input_ids[0]!.slice(0, 4),
       ]);
-      const prefix = selectPrefix(turn1.next!, [0, 1]);
+      const cached = await generateCached(model, tok, second, { maxNewTokens: 6, temperature: 0 }, new Rng(0), {
+        prefix: turn1.next!,
+        rows: [0, 1],
+      });
       disposePrefix(turn1.next);
-      const cached = await generateCached(model, tok, second, { maxNewTokens: 6, temperature: 0 }, new Rng(0), prefix);
       const fresh = await generate(model, tok, second, { maxNewTokens: 6, temperature: 0 }, new Rng(0));
       for (let b = 0; b < 2; b++) {
         expect(cached.generations[b]!.ids).toEqual(fresh[b]!.ids);

@@ -63,60 +63,50 @@ export function disposePrefix(p: PrefixCache | undefined): void {
   if (p) disposeCache(p.cache);
 }
 
-/** The rows `rows` of a prefix cache (e.g. the conversations still going), as a new cache. */
-export function selectPrefix(p: PrefixCache, rows: number[]): PrefixCache {
-  return scoped(() => {
-    const idx = tf.tensor1d(rows, 'int32');
-    const pick = <T extends tf.Tensor>(t: T) => tf.keep(tf.gather(t, idx, 0)) as T;
-    return {
-      cache: {
-        keys: p.cache.keys.map(pick),
-        values: p.cache.values.map(pick),
-        mask: pick(p.cache.mask),
-        nextPosition: pick(p.cache.nextPosition),
-      },
-      held: rows.map((r) => p.held[r]!),
-    };
-  });
-}
-
 function sliceCache(c: KvCache, r: number, rows: number): KvCache {
   const cut = <T extends tf.Tensor>(t: T) => t.slice([r, ...t.shape.slice(1).map(() => 0)], [rows, ...t.shape.slice(1)]) as T;
   return { keys: c.keys.map(cut), values: c.values.map(cut), mask: cut(c.mask), nextPosition: cut(c.nextPosition) };
 }
 
+/** The conversations a batch continues: prompt b continues row `rows[b]` of `prefix`. */
+export interface Continuation {
+  prefix: PrefixCache;
+  rows: number[];
+}
+
 /**
- * The cache of `prefix` cut to, per row, its first `keep[b]` real tokens, compacted and left-padded
- * to the longest of them (stale and padding positions dropped, so attention spans no more than a
- * fresh prefill would); positions continue from there. Undefined when nothing is kept.
+ * The rows `from.rows` of the kept cache, each cut to its first `keep[b]` real tokens, compacted
+ * and left-padded to the longest of them (stale and padding positions dropped, so attention spans
+ * no more than a fresh prefill would); positions continue from there. One gather does the row
+ * selection and the compaction. Undefined when nothing is kept.
  */
-async function compactPrefix(prefix: PrefixCache, keep: number[]): Promise<KvCache | undefined> {
-  const [batch, past] = prefix.cache.mask.shape;
+async function compactPrefix(from: Continuation, keep: number[]): Promise<KvCache | undefined> {
+  const past = from.prefix.cache.mask.shape[1];
+  const batch = from.rows.length;
   const width = Math.max(...keep);
   if (width === 0) return undefined;
-  const mask = (await prefix.cache.mask.data()) as Int32Array;
-  const index = new Int32Array(batch * width);
+  const mask = (await from.prefix.cache.mask.data()) as Int32Array;
+  // rows of the flattened [rows × past] positions, gathered on axis 0 (well supported on every backend)
+  const flat = new Int32Array(batch * width);
   const kept = new Int32Array(batch * width);
-  for (let b = 0; b < batch; b++) {
+  from.rows.forEach((row, b) => {
     let at = b * width + (width - keep[b]!);
     for (let j = 0; j < past && at < (b + 1) * width; j++) {
-      if (!mask[b * past + j]) continue;
-      index[at] = j;
+      if (!mask[row * past + j]) continue;
+      flat[at] = row * past + j;
       kept[at++] = 1;
     }
-  }
-  // rows of the flattened [batch × past] positions, gathered on axis 0 (well supported on every backend)
-  const flat = index.map((j, k) => Math.floor(k / width) * past + j);
+  });
   return scoped(() => {
     const idx = tf.tensor1d(flat, 'int32');
     const pick = (t: tf.Tensor4D) => {
-      const [, heads, , dim] = t.shape;
-      const rows = t.transpose([0, 2, 1, 3]).reshape([batch * past, heads * dim]);
+      const [all, heads, , dim] = t.shape;
+      const rows = t.transpose([0, 2, 1, 3]).reshape([all * past, heads * dim]);
       return tf.keep(tf.gather(rows, idx, 0).reshape([batch, width, heads, dim]).transpose([0, 2, 1, 3])) as tf.Tensor4D;
     };
     return {
-      keys: prefix.cache.keys.map(pick),
-      values: prefix.cache.values.map(pick),
+      keys: from.prefix.cache.keys.map(pick),
+      values: from.prefix.cache.values.map(pick),
       mask: tf.keep(tf.tensor2d(kept, [batch, width], 'int32')),
       nextPosition: tf.keep(tf.tensor1d(keep, 'int32')),
     };
@@ -147,8 +137,8 @@ export async function generate(
 }
 
 /**
- * `generate` that starts from a prefix cache of the same rows (their earlier turns) and returns
- * the cache it ends with. Each row runs only the prompt tokens after the longest common prefix of
+ * `generate` that continues conversations held in a kept cache (`from`, which stays the caller's)
+ * and returns the cache it ends with. Each row runs only the prompt tokens after the longest common prefix of
  * what the cache holds and its new prompt; the rest of the cache is masked out. Multi-turn rollouts
  * re-send the whole conversation every turn, so this turns quadratic prefill into linear.
  */
@@ -158,23 +148,23 @@ export async function generateCached(
   prompts: number[][],
   opts: GenerateOptions,
   rng: Rng,
-  prefix?: PrefixCache,
+  from?: Continuation,
 ): Promise<{ generations: Generation[]; next: PrefixCache | undefined }> {
   const batch = prompts.length;
   const out: Generation[] = prompts.map(() => ({ text: '', ids: [], logProbs: [], entropies: [], stopReason: 'length' }));
   if (batch === 0) return { generations: out, next: undefined };
-  if (prefix && prefix.held.length !== batch) throw new Error(`prefix cache has ${prefix.held.length} rows, prompts ${batch}`);
+  if (from && from.rows.length !== batch) throw new Error(`continuing ${from.rows.length} conversations with ${batch} prompts`);
   const active = new Array<boolean>(batch).fill(true);
   const stops = opts.stopStrings ?? [];
   const tailWindow = Math.max(8, ...stops.map((s) => s.length));
   // at least the last prompt token runs, for the logits of the first new token
-  let reuse = prompts.map((p, b) => (prefix ? Math.min(commonPrefix(prefix.held[b]!, p), p.length - 1) : 0));
+  let reuse = prompts.map((p, b) => (from ? Math.min(commonPrefix(from.prefix.held[from.rows[b]!]!, p), p.length - 1) : 0));
   // Rows with a long cached part and rows with a long new part (a conversation cut to fit the
   // context) would make the batch span both: longer than a fresh prefill. Then start afresh.
   const freshLen = Math.max(...prompts.map((p) => p.length));
   if (Math.max(...reuse) + Math.max(...prompts.map((p, b) => p.length - reuse[b]!)) > freshLen + REUSE_SLACK) reuse = reuse.map(() => 0);
   const held = prompts.map((p) => [...p]);
-  const past = prefix ? await compactPrefix(prefix, reuse) : undefined;
+  const past = from ? await compactPrefix(from, reuse) : undefined;
   let cache: KvCache | undefined;
   let lastLogits: tf.Tensor2D;
   {
@@ -204,7 +194,6 @@ export async function generateCached(
     }
     tf.dispose([ids, mask]);
     disposeCache(past);
-    disposePrefix(prefix);
     if (parts.length === 1) {
       cache = parts[0]!.cache;
       lastLogits = parts[0]!.logits;

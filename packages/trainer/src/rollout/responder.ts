@@ -1,6 +1,6 @@
 import type { Env, Rng } from '@starpo/envs';
 import type { Qwen2Model } from '../model/qwen2.js';
-import { disposePrefix, generateCached, selectPrefix, type PrefixCache } from '../policy/generate.js';
+import { disposePrefix, generateCached, type Continuation, type PrefixCache } from '../policy/generate.js';
 import type { TextTokenizer } from '../tokenizer/types.js';
 
 export interface ReplyRequest {
@@ -56,25 +56,30 @@ export class PolicyResponder implements Responder {
       stopStrings: ['</answer>'],
     };
     const keep = (this.sampling.reuseCache ?? true) && requests.length <= size;
-    let prefix: PrefixCache | undefined;
-    if (keep && this.session) {
-      const rows = requests.map((r) => this.session!.rows.get(r.env));
-      if (rows.every((x) => x !== undefined)) prefix = selectPrefix(this.session.prefix, rows as number[]);
+    let from: Continuation | undefined;
+    const last = this.session;
+    if (keep && last) {
+      const rows = requests.map((r) => last.rows.get(r.env));
+      if (rows.every((x) => x !== undefined)) from = { prefix: last.prefix, rows: rows as number[] };
     }
-    this.end();
-    for (let i = 0; i < requests.length; i += size) {
-      const chunk = requests.slice(i, i + size);
-      const { generations, next } = await generateCached(
-        this.model,
-        this.tokenizer,
-        chunk.map((r) => r.promptIds),
-        opts,
-        rng,
-        prefix,
-      );
-      if (keep && next) this.session = { prefix: next, rows: new Map(chunk.map((r, k) => [r.env, k])) };
-      else disposePrefix(next);
-      for (const g of generations) out.push({ text: g.text, tokenCount: g.ids.length, logProbs: g.logProbs, entropies: g.entropies });
+    this.session = null;
+    try {
+      for (let i = 0; i < requests.length; i += size) {
+        const chunk = requests.slice(i, i + size);
+        const { generations, next } = await generateCached(
+          this.model,
+          this.tokenizer,
+          chunk.map((r) => r.promptIds),
+          opts,
+          rng,
+          from,
+        );
+        if (keep && next) this.session = { prefix: next, rows: new Map(chunk.map((r, k) => [r.env, k])) };
+        else disposePrefix(next);
+        for (const g of generations) out.push({ text: g.text, tokenCount: g.ids.length, logProbs: g.logProbs, entropies: g.entropies });
+      }
+    } finally {
+      if (last) disposePrefix(last.prefix);
     }
     return out;
   }
