@@ -1,5 +1,5 @@
 import type { EnvSnapshot, FrozenLakeSnapshot, SokobanSnapshot } from '../types.js';
-import { extractClaims, type Claim, type Decision } from './extract.js';
+import { extractClaims, type Claim, type Decision, type OutcomeKind } from './extract.js';
 import { claimPattern, verifyClaim, type Verdict } from './verify.js';
 import { sameCell, World } from './world.js';
 
@@ -87,6 +87,15 @@ function thinkAnswer(decisions: Decision[], answer: string[]): { verdict: Consis
 type Grid = SokobanSnapshot | FrozenLakeSnapshot;
 const isGrid = (s: EnvSnapshot | null): s is Grid => !!s && (s.env === 'sokoban' || s.env === 'frozenlake');
 
+/** Whether an outcome a think text predicted ("the box lands on the target") is what the step did. */
+const OUTCOME_HAPPENED: Record<OutcomeKind, (before: World, after: World, moved: boolean) => boolean> = {
+  blocked: (_b, _a, moved) => !moved,
+  fall: (_b, after) => after.inHole(),
+  reach_goal: (_b, after) => after.onGoal(),
+  box_on_target: (before, after) => after.boxesOnTarget() > before.boxesOnTarget(),
+  push_box: (before, after) => JSON.stringify(after.positions('box')) !== JSON.stringify(before.positions('box')),
+};
+
 /** The think text's expectations (explicit outcome claims, else "the player moves") against what the environment did. */
 function outcomeCheck(input: TurnInput, claims: Claim[], decided: string[]): { verdict: OutcomeMatch; evidence?: string } {
   if (!isGrid(input.before) || !isGrid(input.after) || !input.executed.length) return { verdict: 'unknown' };
@@ -97,16 +106,7 @@ function outcomeCheck(input: TurnInput, claims: Claim[], decided: string[]): { v
   const outcomes = claims.filter((c) => c.kind === 'outcome' && (c.moves ?? decided)[0] === first);
   for (const c of outcomes) {
     if (c.kind !== 'outcome') continue;
-    const happened =
-      c.outcome === 'blocked'
-        ? !moved
-        : c.outcome === 'fall'
-          ? after.inHole()
-          : c.outcome === 'reach_goal'
-            ? after.onGoal()
-            : c.outcome === 'box_on_target'
-              ? after.boxesOnTarget() > before.boxesOnTarget()
-              : JSON.stringify(after.positions('box')) !== JSON.stringify(before.positions('box'));
+    const happened = OUTCOME_HAPPENED[c.outcome](before, after, moved);
     if (happened === c.negated) {
       const expected = `${c.negated ? 'not ' : ''}${c.outcome.replace(/_/g, ' ')}`;
       return { verdict: 'mismatch', evidence: `think expected ${expected} after ${first}; it ${happened ? 'happened' : 'did not happen'}` };
@@ -217,10 +217,14 @@ export function trajectoryFlags(t: DiagnosedTrajectory): DiagnosticFlag[] {
 const rate = (num: number, den: number) => (den ? num / den : 0);
 
 /** Per-step diagnostic metrics of a batch, under `${prefix}/diag/…`. */
-export function diagnosticsMetrics(trajs: DiagnosedTrajectory[], distinctThinkRatio: number, prefix: string): Record<string, number> {
+export function diagnosticsMetrics(
+  trajs: DiagnosedTrajectory[],
+  distinctThinkRatio: number,
+  prefix: string,
+  flags: DiagnosticFlag[][] = trajs.map(trajectoryFlags),
+): Record<string, number> {
   if (!trajs.length) return {};
   const turns = trajs.flatMap((t) => t.turns);
-  const flags = trajs.map(trajectoryFlags);
   const known = (k: 'thinkAnswer' | 'outcome') => turns.filter((d) => d[k] !== 'unknown');
   const successes = trajs.filter((t) => t.success).length;
   const p = `${prefix}/diag`;

@@ -65,9 +65,10 @@ export function diagnoseStoredBatch(
   );
   const distinct = markTemplates(stepTurns);
   const diagnosed = trajs.map((t, i) => ({ success: t.success, turns: turns[i]! }));
+  const flags = diagnosed.map(trajectoryFlags);
   return {
-    results: diagnosed.map((d) => ({ turns: d.turns, flags: trajectoryFlags(d) })),
-    metrics: diagnosticsMetrics(diagnosed, distinct, prefix),
+    results: diagnosed.map((d, i) => ({ turns: d.turns, flags: flags[i]! })),
+    metrics: diagnosticsMetrics(diagnosed, distinct, prefix, flags),
   };
 }
 
