@@ -179,7 +179,8 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
       o.onPhase?.(name, step);
       const t0 = performance.now();
       const r = await fn();
-      timing[`timing_s/${name}`] = (performance.now() - t0) / 1000;
+      // a phase run once per mini-batch and epoch (update_actor, update_critic) reports its total
+      timing[`timing_s/${name}`] = (timing[`timing_s/${name}`] ?? 0) + (performance.now() - t0) / 1000;
       return r;
     };
 

@@ -16,6 +16,16 @@ export interface UpdateStats {
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
+/** A micro-batch's token ids packed for the model, and per-token rows (mask, advantages, …) padded to the scored width. */
+function packMicroBatch(micro: Sample[], padId: number, ...rowsOf: ((s: Sample) => number[])[]) {
+  const packed = packSequences(
+    micro.map((s) => ({ ids: s.ids, lossMask: [] })),
+    padId,
+  );
+  const width = packed.ids.shape[1] - 1;
+  return { packed, width, rows: rowsOf.map((get) => padRows(micro.map(get), width)) };
+}
+
 /** One optimizer step of the actor on a mini-batch of whole trajectories (micro-batches accumulate). */
 export async function actorStep(
   policy: Qwen2Model,
@@ -35,29 +45,16 @@ export async function actorStep(
   const acc = { pg: 0, clip: 0, clipLow: 0, kl: 0, klRef: 0, ent: 0, loss: 0 };
   for (const micro of chunkByTokens(mini, maxTokens, p.microBatchSize, policy.config.num_attention_heads)) {
     await yieldToEventLoop();
-    const packed = packSequences(
-      micro.map((s) => ({ ids: s.ids, lossMask: [] })),
+    const { packed, rows } = packMicroBatch(
+      micro,
       padId,
+      (s) => s.mask,
+      (s) => s.oldLogProbs,
+      (s) => s.advantages,
+      ...(klInLoss ? [(s: Sample) => s.refLogProbs!] : []),
     );
-    const width = packed.ids.shape[1] - 1;
-    const mask = padRows(
-      micro.map((s) => s.mask),
-      width,
-    );
-    const oldLp = padRows(
-      micro.map((s) => s.oldLogProbs),
-      width,
-    );
-    const adv = padRows(
-      micro.map((s) => s.advantages),
-      width,
-    );
-    const ref = klInLoss
-      ? padRows(
-          micro.map((s) => s.refLogProbs!),
-          width,
-        )
-      : null;
+    const [mask, oldLp, adv] = rows as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
+    const ref = rows[3] ?? null;
     const parts: tf.Scalar[] = [];
     acc.loss += await accumulateGradients(
       () =>
@@ -89,7 +86,7 @@ export async function actorStep(
     acc.kl += vals[3]!;
     acc.klRef += vals[4]!;
     acc.ent += vals[5]!;
-    tf.dispose([...parts, packed.ids, packed.mask, packed.targetMask, mask, oldLp, adv, ...(ref ? [ref] : [])]);
+    tf.dispose([...parts, packed.ids, packed.mask, packed.targetMask, ...rows]);
   }
   const step = await opt.step(grads);
   return {
@@ -115,23 +112,14 @@ export async function criticStep(
   let clipfrac = 0;
   for (const micro of chunkByTokens(mini, maxTokens, c.ppo.microBatchSize, critic.config.num_attention_heads)) {
     await yieldToEventLoop();
-    const packed = packSequences(
-      micro.map((s) => ({ ids: s.ids, lossMask: [] })),
+    const { packed, width, rows } = packMicroBatch(
+      micro,
       padId,
+      (s) => s.mask,
+      (s) => s.values!,
+      (s) => s.returns,
     );
-    const width = packed.ids.shape[1] - 1;
-    const mask = padRows(
-      micro.map((s) => s.mask),
-      width,
-    );
-    const oldV = padRows(
-      micro.map((s) => s.values!),
-      width,
-    );
-    const ret = padRows(
-      micro.map((s) => s.returns),
-      width,
-    );
+    const [mask, oldV, ret] = rows as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
     let clipT: tf.Scalar | null = null;
     loss += await accumulateGradients(
       () =>
@@ -146,7 +134,7 @@ export async function criticStep(
       grads,
     );
     clipfrac += (await clipT!.data())[0]!;
-    tf.dispose([clipT!, packed.ids, packed.mask, packed.targetMask, mask, oldV, ret]);
+    tf.dispose([clipT!, packed.ids, packed.mask, packed.targetMask, ...rows]);
   }
   const step = await opt.step(grads);
   return { loss, gradNorm: step.gradNorm, skipped: step.applied ? 0 : 1, extra: { vf_clipfrac: clipfrac } };
