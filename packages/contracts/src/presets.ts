@@ -68,12 +68,24 @@ export const PRESETS: Record<PresetName, Preset> = {
   'quick-cpu': {
     name: 'quick-cpu',
     description:
-      'Small enough to show learning in minutes on 2 CPU cores: starpo-tiny, 8 groups × 8 rollouts, 96-token replies, StarPO-S with GRPO.',
+      'Small enough to show learning in minutes on 2 CPU cores: starpo-tiny, 8 groups × 8 rollouts, 96-token replies, StarPO-S with Dr.GRPO.',
+    // Measured in docs/results/learn-quick-cpu.md: with the group std in the denominator, groups without a
+    // success turn the per-action penalty into full-size advantages (the policy learned to act less), and
+    // token-mean weights long failed trajectories over short successes; this pair kept validation success rising.
     overrides: merge(stabilized, grpo, {
       model: { base: 'starpo-tiny/tiny' },
-      rollout: { envGroups: 8, groupSize: 8, maxNewTokens: 96, maxContextTokens: 1024, validation: { size: 32, every: 5 } },
+      algorithm: { grpoNormByStd: false },
+      rollout: { envGroups: 8, groupSize: 8, maxNewTokens: 96, maxContextTokens: 1024, validation: { size: 64, every: 5 } },
       filter: { ratio: 0.5 },
-      ppo: { miniBatchSize: 32, microBatchSize: 16, actorLr: 1e-4, criticLr: 3e-4, weightDecay: 0 },
+      ppo: {
+        miniBatchSize: 32,
+        microBatchSize: 16,
+        epochs: 2,
+        lossAggMode: 'seq-mean-token-mean',
+        actorLr: 5e-4,
+        criticLr: 3e-4,
+        weightDecay: 0,
+      },
       training: { steps: 40, checkpointEvery: 10 },
     }),
   },

@@ -124,7 +124,12 @@ describe('presets', () => {
     });
     expect(built['starpo-s-grpo']).toMatchObject({ algorithm: { advEstimator: 'grpo' }, filter: { ratio: 0.25 } });
     expect(built.gigpo).toMatchObject({ algorithm: { advEstimator: 'gigpo', gamma: 0.95 } });
-    expect(built['quick-cpu']).toMatchObject({ model: { base: 'starpo-tiny/tiny' }, rollout: { envGroups: 8, groupSize: 8 } });
+    expect(built['quick-cpu']).toMatchObject({
+      model: { base: 'starpo-tiny/tiny' },
+      algorithm: { advEstimator: 'grpo', grpoNormByStd: false },
+      rollout: { envGroups: 8, groupSize: 8 },
+      ppo: { lossAggMode: 'seq-mean-token-mean', epochs: 2 },
+    });
     expect(Object.keys(PRESETS)).toEqual([...PRESET_NAMES]);
   });
 

@@ -132,4 +132,21 @@ describe('StarPO loop', () => {
     expect(r.status).toBe('cancelled');
     expect(sink.checkpoints.map((c) => c.step)).toEqual([0]);
   });
+
+  it('a deadline ends the run after the step that reaches it, validated and checkpointed', async () => {
+    await initBackend('wasm');
+    const config = buildRunConfig('starpo-s-grpo', {
+      ...small,
+      rollout: { envGroups: 2, groupSize: 2, maxNewTokens: 4, validation: { size: 2, every: 10, beforeTraining: false } },
+      ppo: { miniBatchSize: 2, microBatchSize: 2, actorLr: 1e-3 },
+      training: { steps: 5, checkpointEvery: 10, seed: 7 },
+    });
+    const sink = new MemorySink();
+    const base = loadBaseModel(config.model.base, 1);
+    const r = await train({ config, base, sink, deadline: Date.now() });
+    base.model.dispose();
+    expect(r).toEqual({ status: 'succeeded', step: 1, stopReason: 'time limit' });
+    expect(sink.points.get(1)!['val/success']).toBeDefined();
+    expect(sink.checkpoints.map((c) => c.step)).toEqual([1]);
+  }, 120_000);
 });

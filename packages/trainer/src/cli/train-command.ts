@@ -22,7 +22,7 @@ export function registerTrainCommand(program: Command, out: (line: string) => vo
     .option('--out <dir>', 'output folder')
     .option('--resume <dir>', 'continue the run in this folder from its latest checkpoint')
     .option('--backend <name>', 'auto | tensorflow | webgpu | wasm | cpu')
-    .option('--time-limit <minutes>', 'stop (with a checkpoint) after this many minutes of training')
+    .option('--time-limit <minutes>', 'end (validated and checkpointed) after the last step that fits in this many minutes')
     .action(
       async (o: {
         preset?: string;
@@ -80,15 +80,13 @@ export function registerTrainCommand(program: Command, out: (line: string) => vo
           out('\ncancelling after the current phase (Ctrl-C again to abort)…');
           abort.abort();
         });
+        let deadline: number | undefined;
         if (o.timeLimit) {
           const ms = Number(o.timeLimit) * 60_000;
           if (!(ms > 0)) throw new Error('--time-limit must be a positive number of minutes');
-          setTimeout(() => {
-            out(`\ntime limit of ${o.timeLimit} min reached; stopping after the current phase`);
-            abort.abort();
-          }, ms).unref();
+          deadline = Date.now() + ms;
         }
-        const result = await train({ config, base, sink, signal: abort.signal, resume });
+        const result = await train({ config, base, sink, signal: abort.signal, resume, deadline });
         progress.stop();
         out(`${result.status} at step ${result.step}${result.stopReason ? ` (${result.stopReason})` : ''}; outputs in ${outDir}`);
       },

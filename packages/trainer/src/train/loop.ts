@@ -30,6 +30,11 @@ export interface TrainOptions {
   signal?: AbortSignal;
   /** Files of a checkpoint to continue from. */
   resume?: Map<string, Uint8Array>;
+  /**
+   * Epoch ms. The run's last step is the one after which another step of the same length would end past
+   * this; it then validates, checkpoints and ends `succeeded` with stop reason `time limit`.
+   */
+  deadline?: number;
   onPhase?: (phase: string, step: number) => void;
 }
 
@@ -321,12 +326,13 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
     }
     await o.sink.status({ status: 'running', step, totalSteps: total });
 
-    const last = step === total || rule !== null;
+    const outOfTime = o.deadline !== undefined && Date.now() + timing['timing_s/step'] * 1000 > o.deadline;
+    const last = step === total || rule !== null || outOfTime;
     if ((c.training.checkpointEvery > 0 && step % c.training.checkpointEvery === 0) || last) {
       const secs = await saveCheckpoint(step);
       await o.sink.metrics(step, { 'timing_s/save_checkpoint': secs });
     }
-    if (!rule && c.rollout.validation.every > 0 && (step % c.rollout.validation.every === 0 || step === total)) {
+    if (!rule && c.rollout.validation.every > 0 && (step % c.rollout.validation.every === 0 || last)) {
       rule = await validate(step);
       if (rule) {
         await o.sink.metrics(step, { [`early_stopped/${rule}`]: 1 });
@@ -334,6 +340,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
       }
     }
     if (rule) return finish('stopped_early', step, rule);
+    if (outOfTime) return finish('succeeded', step, 'time limit');
   }
   return finish('succeeded', total);
 }
