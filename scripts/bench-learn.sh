@@ -6,13 +6,13 @@ cd "$(dirname "$0")/.."
 BASE=${BASE:-.data/bases/sokoban-tiny}
 OUT=${OUT:-docs/results/learn-quick-cpu}
 MINUTES=${MINUTES:-60}
-SET=${SET:-}  # extra config overrides, e.g. SET="ppo.actorLr=5e-4"
+SET=${SET:-}  # extra config overrides, e.g. SET="ppo.actorLr=1e-3 ppo.epochs=1"
 STARPO="node packages/trainer/dist/cli/main.js"
 npm run build -w @starpo/trainer >/dev/null
 [ -f "$BASE/model.safetensors" ] || $STARPO pretrain --env sokoban --config tiny --dialogues 1000 --epochs 2 --out "$BASE"
 rm -rf "$OUT"
 $STARPO train --preset quick-cpu --env sokoban --base "$BASE" --steps 200 --time-limit "$MINUTES" --out "$OUT" ${SET:+--set $SET}
 node scripts/plot-metrics.mjs --out "$OUT/curves.png" --title "quick-cpu, Sokoban 6×6 (starpo-tiny, wasm, 2 cores)" \
-  --metrics val/success,train/success,train/reward/mean,rollout/in_group_reward_std,train/entropy,train/well_formed_rate \
+  --metrics val/success,train/success,train/num_actions,train/well_formed_rate,train/entropy,rollout/in_group_reward_std \
   quick-cpu="$OUT/metrics.jsonl"
 rm -rf "$OUT/checkpoints" "$OUT/trajectories.jsonl" # large; the curve and metrics are the result
