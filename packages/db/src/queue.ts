@@ -1,4 +1,5 @@
 import PgBoss from 'pg-boss';
+import { retryAttempts } from './retry.js';
 
 /** Queues of run dispatches: GPU runs go to their own queue so only GPU workers take them. */
 export const RUN_QUEUES = { cpu: 'runs', gpu: 'runs-gpu' } as const;
@@ -35,16 +36,11 @@ export class RunQueue {
     if (this.started) return this;
     // The API and a worker starting together on a fresh database both create pg-boss's schema;
     // the loser of that race fails once and succeeds on a retry.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.boss.start();
-        break;
-      } catch (e) {
-        if (attempt >= 5) throw e;
-        await this.boss.stop({ graceful: false, wait: true }).catch(() => {});
-        await new Promise((r) => setTimeout(r, 250 * attempt));
-      }
-    }
+    await retryAttempts(() => this.boss.start(), {
+      attempts: 5,
+      delayMs: (attempt) => 250 * attempt,
+      beforeRetry: () => this.boss.stop({ graceful: false, wait: true }).catch(() => {}),
+    });
     for (const name of Object.values(RUN_QUEUES)) await this.createQueue(name);
     this.started = true;
     return this;
@@ -55,16 +51,12 @@ export class RunQueue {
    * insert waits on the other's foreign key on the queue table); Postgres aborts one, which retries.
    */
   private async createQueue(name: string): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        if (await this.boss.getQueue(name)) return;
-        await this.boss.createQueue(name, { name, policy: 'short' });
-        return;
-      } catch (e) {
-        if (attempt >= 5) throw e;
-        await new Promise((r) => setTimeout(r, 100 * attempt + Math.random() * 200));
-      }
-    }
+    await retryAttempts(
+      async () => {
+        if (!(await this.boss.getQueue(name))) await this.boss.createQueue(name, { name, policy: 'short' });
+      },
+      { attempts: 5, delayMs: (attempt) => 100 * attempt + Math.random() * 200 },
+    );
   }
 
   async stop(): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Db } from '../client.js';
+import { retryAttempts } from '../retry.js';
 import { pgText } from './pg-text.js';
 
 export interface MetricPointInput {
@@ -39,9 +40,10 @@ export async function upsertMetricPoints(db: Db, runId: string, points: MetricPo
   // one round trip: the points upsert and the rollup merge run as data-modifying CTEs beside the summary upsert
   // Rows are written in key/step order so concurrent writers lock in the same order; a deadlock
   // that still happens between the three tables is retried (the statement is idempotent).
-  const [result] = await retryDeadlock(() =>
-    db.$queryRawUnsafe<{ replaced: number }[]>(
-      `WITH input AS (SELECT * FROM unnest($2::text[], $3::int[], $4::float8[], $5::timestamptz[]) AS u(k, s, v, t)),
+  const [result] = await retryAttempts(
+    () =>
+      db.$queryRawUnsafe<{ replaced: number }[]>(
+        `WITH input AS (SELECT * FROM unnest($2::text[], $3::int[], $4::float8[], $5::timestamptz[]) AS u(k, s, v, t)),
      points AS (
        INSERT INTO metric_points (run_id, key, step, value, wall_time) SELECT $1::uuid, k, s, v, t FROM input ORDER BY k, s
        ON CONFLICT (run_id, key, step) DO UPDATE SET value = EXCLUDED.value, wall_time = EXCLUDED.wall_time
@@ -74,12 +76,13 @@ export async function upsertMetricPoints(db: Db, runId: string, points: MetricPo
          max_time = CASE WHEN EXCLUDED.max_value > r.max_value THEN EXCLUDED.max_time ELSE r.max_time END,
          max_value = GREATEST(r.max_value, EXCLUDED.max_value))
      SELECT count(*) FILTER (WHERE replaced)::int AS replaced FROM points`,
-      runId,
-      rows.map((p) => pgText(p.key)),
-      rows.map((p) => p.step),
-      rows.map((p) => p.value),
-      rows.map((p) => p.time ?? now),
-    ),
+        runId,
+        rows.map((p) => pgText(p.key)),
+        rows.map((p) => p.step),
+        rows.map((p) => p.value),
+        rows.map((p) => p.time ?? now),
+      ),
+    { attempts: 4, delayMs: (attempt) => 20 * attempt + Math.random() * 30, retryIf: isDeadlock },
   );
   // Re-written steps (a retried or corrected write) can leave a stale extreme or count in a merged
   // rollup: recompute those blocks from the points, which now hold the new values.
@@ -87,16 +90,7 @@ export async function upsertMetricPoints(db: Db, runId: string, points: MetricPo
   return rows.length;
 }
 
-async function retryDeadlock<T>(fn: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn();
-    } catch (e) {
-      if (attempt >= 4 || !/deadlock detected|40P01/.test(String((e as Error)?.message ?? e))) throw e;
-      await new Promise((r) => setTimeout(r, 20 * attempt + Math.random() * 30));
-    }
-  }
-}
+const isDeadlock = (e: unknown) => /deadlock detected|40P01/.test(String((e as Error)?.message ?? e));
 
 /** Rebuild the rollup blocks that `points` fall in from the stored points. */
 async function recomputeRollups(db: Db, runId: string, points: MetricPointInput[]): Promise<void> {
