@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BASE=${BASE:-.data/bases/sokoban-tiny}
-OUT=${OUT:-docs/results/learn-quick-cpu}
+OUT=${OUT:-docs/results/learn-quick-cpu/bench-learn}  # its own folder: runs/ and curves.png beside it hold the documented comparison
 MINUTES=${MINUTES:-60}
 SET=${SET:-}  # extra config overrides, e.g. SET="ppo.actorLr=1e-3 ppo.epochs=1"
 STARPO="node packages/trainer/dist/cli/main.js"
