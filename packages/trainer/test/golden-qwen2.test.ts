@@ -3,6 +3,7 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
 import { loadHfModel } from '../src/model/hf.js';
+import { tokenLogProbs } from '../src/policy/score.js';
 import { HfTokenizer } from '../src/tokenizer/hf-tokenizer.js';
 import { GOLDEN_DIR, loadGolden, maxAbsDiff } from './fixtures.js';
 
@@ -64,6 +65,33 @@ for (const backend of ['cpu', 'wasm'] as const) {
         }
       }
       tf.dispose([ids, mask, logits, logp]);
+      model.dispose();
+    });
+
+    it('scores tokens at temperature 1 as transformers does, and at temperature T as log_softmax(logits / T)', async () => {
+      await initBackend(backend);
+      const model = loadHfModel(fp32Dir);
+      const ids = tf.tensor2d(golden.input_ids, undefined, 'int32');
+      const mask = tf.onesLike(ids) as tf.Tensor2D;
+      for (const temperature of [1, 0.5]) {
+        const r = tokenLogProbs(model, ids, mask, { temperature });
+        const lp = (await r.logProbs.array()) as number[][];
+        const ent = (await r.entropy!.array()) as number[][];
+        for (let b = 0; b < 2; b++) {
+          for (let t = 0; t < 11; t++) {
+            const scaled = golden.logits[b]![t]!.map((x) => x / temperature);
+            const max = Math.max(...scaled);
+            const logZ = max + Math.log(scaled.reduce((s, x) => s + Math.exp(x - max), 0));
+            const want = scaled[golden.input_ids[b]![t + 1]!]! - logZ;
+            const wantH = -scaled.reduce((s, x) => s + Math.exp(x - logZ) * (x - logZ), 0);
+            if (temperature === 1) expect(Math.abs(want - golden.target_logprobs[b]![t]!)).toBeLessThan(1e-4);
+            expect(Math.abs(lp[b]![t]! - want)).toBeLessThan(1e-4);
+            expect(Math.abs(ent[b]![t]! - wantH)).toBeLessThan(1e-4);
+          }
+        }
+        tf.dispose([r.logProbs, r.entropy!]);
+      }
+      tf.dispose([ids, mask]);
       model.dispose();
     });
 

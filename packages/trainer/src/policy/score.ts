@@ -4,15 +4,19 @@ import type { Qwen2Model } from '../model/qwen2.js';
 /**
  * Teacher-forced per-token log-probabilities and entropies: position t scores token t+1.
  * Differentiable (used by the losses). Shapes: [batch, len - 1].
+ * With `temperature` ≠ 1 the logits are divided by it first (as verl does), so a policy sampled at
+ * temperature T is scored, and optimised, as the distribution its tokens were drawn from.
  */
 export function tokenLogProbs(
   model: Qwen2Model,
   ids: tf.Tensor2D,
   mask: tf.Tensor2D,
-  opts: { entropy?: boolean } = {},
+  opts: { entropy?: boolean; temperature?: number } = {},
 ): { logProbs: tf.Tensor2D; entropy: tf.Tensor2D | null } {
   const [batch, len] = ids.shape;
-  const logits = model.logits(model.hidden(ids, mask).hidden);
+  const raw = model.logits(model.hidden(ids, mask).hidden);
+  const t = scoringTemperature(opts.temperature);
+  const logits = (t === 1 ? raw : raw.div(t)) as tf.Tensor3D;
   const vocab = logits.shape[2];
   const logp = tf.logSoftmax(logits.slice([0, 0, 0], [batch, len - 1, vocab]));
   const targets = ids.slice([0, 1], [batch, len - 1]);
@@ -47,4 +51,9 @@ export function packSequences(
     targetMask: tf.tensor2d(target, [b, len - 1], 'float32'),
     offsets,
   };
+}
+
+/** Sampling temperature 0 is greedy decoding; its tokens are scored at temperature 1. */
+export function scoringTemperature(t: number | undefined): number {
+  return t === undefined || t <= 0 ? 1 : t;
 }

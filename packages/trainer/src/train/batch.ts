@@ -93,6 +93,7 @@ export async function scoreSamples(
   samples: { ids: number[] }[],
   padId: number,
   maxTokens: number,
+  temperature = 1,
 ): Promise<{ logProbs: number[][]; entropy: number[][] }> {
   const logProbs: number[][] = [];
   const entropy: number[][] = [];
@@ -103,7 +104,7 @@ export async function scoreSamples(
       padId,
     );
     const [lp, ent] = tf.tidy(() => {
-      const r = tokenLogProbs(model, packed.ids, packed.mask);
+      const r = tokenLogProbs(model, packed.ids, packed.mask, { temperature });
       return [r.logProbs, r.entropy!];
     });
     const width = packed.ids.shape[1] - 1;

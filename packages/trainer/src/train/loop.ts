@@ -248,12 +248,12 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
 
       // 4. old and reference log-probs, 5. values
       await time('old_log_prob', async () => {
-        const s = await scoreSamples(policy, samples, tokenizer.padId, SCORE_TOKENS);
+        const s = await scoreSamples(policy, samples, tokenizer.padId, SCORE_TOKENS, c.rollout.temperature);
         samples.forEach((x, i) => ((x.oldLogProbs = s.logProbs[i]!), (x.entropy = s.entropy[i]!)));
       });
       if (ref) {
         await time('ref', async () => {
-          const s = await scoreSamples(ref, samples, tokenizer.padId, SCORE_TOKENS);
+          const s = await scoreSamples(ref, samples, tokenizer.padId, SCORE_TOKENS, c.rollout.temperature);
           samples.forEach((x, i) => (x.refLogProbs = s.logProbs[i]!));
         });
         const klVals = samples.map((s) =>

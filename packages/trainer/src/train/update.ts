@@ -59,7 +59,10 @@ export async function actorStep(
     acc.loss += await accumulateGradients(
       () =>
         tf.tidy(() => {
-          const { logProbs, entropy } = tokenLogProbs(policy, packed.ids, packed.mask, { entropy: true });
+          const { logProbs, entropy } = tokenLogProbs(policy, packed.ids, packed.mask, {
+            entropy: true,
+            temperature: c.rollout.temperature,
+          });
           const pl = policyLossPerToken(logProbs, oldLp, adv, { clipLow: p.clipRatioLow, clipHigh: p.clipRatioHigh, dualClip: p.dualClip });
           const pg = agg(pl.loss, mask);
           const ent = agg(entropy!, mask);
