@@ -9,7 +9,7 @@ MINUTES=${MINUTES:-60}
 SET=${SET:-}  # extra config overrides, e.g. SET="ppo.actorLr=1e-3 ppo.epochs=1"
 STARPO="node packages/trainer/dist/cli/main.js"
 npm run build -w @starpo/trainer >/dev/null
-[ -f "$BASE/model.safetensors" ] || $STARPO pretrain --env sokoban --config tiny --dialogues 1000 --epochs 2 --out "$BASE"
+[ -f "$BASE/model.safetensors" ] || $STARPO pretrain --env sokoban --config tiny --dialogues 1200 --epochs 2 --out "$BASE"
 rm -rf "$OUT"
 $STARPO train --preset quick-cpu --env sokoban --base "$BASE" --steps 200 --time-limit "$MINUTES" --out "$OUT" ${SET:+--set $SET}
 node scripts/plot-metrics.mjs --out "$OUT/curves.png" --title "quick-cpu, Sokoban 6×6 (starpo-tiny, wasm, 2 cores)" \

@@ -31,8 +31,9 @@ export interface TrainOptions {
   /** Files of a checkpoint to continue from. */
   resume?: Map<string, Uint8Array>;
   /**
-   * Epoch ms. The run's last step is the one after which another step of the same length would end past
-   * this; it then validates, checkpoints and ends `succeeded` with stop reason `time limit`.
+   * Epoch ms. The run's last step is the one after which another step of the same length, and the final
+   * validation that would follow it, would end past this; it then validates, checkpoints and ends
+   * `succeeded` with stop reason `time limit`.
    */
   deadline?: number;
   onPhase?: (phase: string, step: number) => void;
@@ -131,6 +132,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
     return (performance.now() - t0) / 1000;
   };
 
+  let validationSecs = 0;
   const validate = async (step: number): Promise<StopRule | null> => {
     o.onPhase?.('validation', step);
     const t0 = performance.now();
@@ -150,7 +152,8 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
       new Rng(v.seedBase + step),
     );
     const m = { ...rolloutMetrics(trajs, 'val'), ...diagnoseBatch(trajs, 'val') };
-    m['timing_s/testing'] = (performance.now() - t0) / 1000;
+    validationSecs = (performance.now() - t0) / 1000;
+    m['timing_s/testing'] = validationSecs;
     await o.sink.metrics(step, m);
     await o.sink.trajectories(step, trajs, () => null);
     return stopper.onValidation({ [`val/${c.env.name}/success`]: m[`val/${c.env.name}/success`] ?? 0 });
@@ -326,7 +329,10 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
     }
     await o.sink.status({ status: 'running', step, totalSteps: total });
 
-    const outOfTime = o.deadline !== undefined && Date.now() + timing['timing_s/step'] * 1000 > o.deadline;
+    // Going on costs this step's scheduled validation, one more step and the validation that ends the run.
+    const every = c.rollout.validation.every;
+    const nextSecs = timing['timing_s/step'] + (every > 0 ? validationSecs * (step % every === 0 ? 2 : 1) : 0);
+    const outOfTime = o.deadline !== undefined && Date.now() + nextSecs * 1000 > o.deadline;
     const last = step === total || rule !== null || outOfTime;
     if ((c.training.checkpointEvery > 0 && step % c.training.checkpointEvery === 0) || last) {
       const secs = await saveCheckpoint(step);
