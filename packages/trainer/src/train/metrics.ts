@@ -20,12 +20,29 @@ export function rolloutMetrics(trajs: Trajectory[], prefix: string): Record<stri
   out[`${prefix}/action_is_valid`] = safeMean(turns.map((t) => (t.parsed.formatOk && !t.parsed.penalized ? 1 : 0)));
   out[`${prefix}/action_is_effective`] = safeMean(turns.map((t) => (t.executed.length ? t.effectiveCount / t.executed.length : 0)));
   out[`${prefix}/num_actions`] = safeMean(trajs.map((t) => t.numActions));
+  Object.assign(
+    out,
+    actionShares(
+      turns.flatMap((t) => t.executed),
+      prefix,
+    ),
+  );
   out[`${prefix}/num_turns`] = safeMean(trajs.map((t) => t.turns.length));
   out[`${prefix}/response_length`] = safeMean(trajs.map((t) => t.turns.reduce((a, x) => a + x.responseTokens, 0)));
   out[`${prefix}/think_length`] = safeMean(turns.map((t) => t.parsed.think.length));
   const ent = turns.map((t) => t.meanEntropy).filter((x): x is number => x !== null);
   if (ent.length) out[`${prefix}/entropy`] = mean(ent);
   return out;
+}
+
+/**
+ * Share of the executed actions that are each action: a policy drifting toward one action whatever
+ * the board (a state-blind shortcut RL can learn from a few successes) shows here first.
+ */
+export function actionShares(executed: readonly string[], prefix: string): Record<string, number> {
+  const counts = new Map<string, number>();
+  for (const a of executed) counts.set(a, (counts.get(a) ?? 0) + 1);
+  return Object.fromEntries([...counts].map(([a, n]) => [`${prefix}/action_share/${a}`, n / executed.length]));
 }
 
 /** Per-group reward statistics before the filter (RAGEN rollout/in_group_*). */
