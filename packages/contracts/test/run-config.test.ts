@@ -126,9 +126,9 @@ describe('presets', () => {
     expect(built.gigpo).toMatchObject({ algorithm: { advEstimator: 'gigpo', gamma: 0.95 } });
     expect(built['quick-cpu']).toMatchObject({
       model: { base: 'starpo-tiny/tiny' },
-      algorithm: { advEstimator: 'grpo', grpoNormByStd: false },
-      rollout: { envGroups: 8, groupSize: 8 },
-      ppo: { lossAggMode: 'seq-mean-token-mean', epochs: 2 },
+      algorithm: { advEstimator: 'gigpo', gigpo: { mode: 'mean_norm' } },
+      rollout: { envGroups: 8, groupSize: 8, temperature: 0.7 },
+      ppo: { lossAggMode: 'seq-mean-token-mean', epochs: 2, actorLr: 2e-4 },
     });
     expect(Object.keys(PRESETS)).toEqual([...PRESET_NAMES]);
   });
