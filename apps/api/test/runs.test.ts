@@ -26,7 +26,7 @@ describe('runs over REST', () => {
       ownerId: owner.userId,
       status: 'queued',
       environment: 'frozenlake',
-      algorithm: 'grpo',
+      algorithm: 'gigpo',
       preset: 'quick-cpu',
       totalSteps: 3,
       tags: ['smoke'],
