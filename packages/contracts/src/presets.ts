@@ -68,7 +68,7 @@ export const PRESETS: Record<PresetName, Preset> = {
   'quick-cpu': {
     name: 'quick-cpu',
     description:
-      'Small enough to show learning in minutes on 2 CPU cores: starpo-tiny, 8 groups × 8 rollouts at T 0.7, 96-token replies, StarPO-S with GiGPO (no std), lr 2e-4.',
+      'Small enough to train for an hour on 2 CPU cores: starpo-tiny, 8 groups × 8 rollouts at T 0.7, 96-token replies, StarPO-S with GiGPO (no std), lr 2e-4.',
     // Measured in docs/results/learn-quick-cpu.md: dividing by the group std turned the per-action penalty
     // into the signal, and token-mean weighted long failures over short successes; at lr 5e-4 a few
     // successes per step taught a state-blind "Down" prior (71% of actions by step 5), which 2e-4 avoided.
