@@ -329,16 +329,17 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
     }
     await o.sink.status({ status: 'running', step, totalSteps: total });
 
-    // Going on costs this step's scheduled validation, one more step and the validation that ends the run.
     const every = c.rollout.validation.every;
-    const nextSecs = timing['timing_s/step'] + (every > 0 ? validationSecs * (step % every === 0 ? 2 : 1) : 0);
+    const validationDue = every > 0 && step % every === 0;
+    // Going on costs this step's scheduled validation, one more step and the validation that ends the run.
+    const nextSecs = timing['timing_s/step'] + (every > 0 ? validationSecs * (validationDue ? 2 : 1) : 0);
     const outOfTime = o.deadline !== undefined && Date.now() + nextSecs * 1000 > o.deadline;
     const last = step === total || rule !== null || outOfTime;
     if ((c.training.checkpointEvery > 0 && step % c.training.checkpointEvery === 0) || last) {
       const secs = await saveCheckpoint(step);
       await o.sink.metrics(step, { 'timing_s/save_checkpoint': secs });
     }
-    if (!rule && c.rollout.validation.every > 0 && (step % c.rollout.validation.every === 0 || last)) {
+    if (!rule && every > 0 && (validationDue || last)) {
       rule = await validate(step);
       if (rule) {
         await o.sink.metrics(step, { [`early_stopped/${rule}`]: 1 });
