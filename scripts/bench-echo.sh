@@ -4,7 +4,7 @@
 # whole trajectory of each run is visible. ARM=vanilla|starpo-s (default: both, one after the other).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BASE=${BASE:-.data/bases/sokoban-tiny}
+BASE=${BASE:-.data/bases/sokoban-coord-tiny}  # bench:learn's base
 OUT=${OUT:-docs/results/echo-trap}
 MINUTES=${MINUTES:-45}
 # STEPS caps the steps of each arm (default 300: the time limit decides)

@@ -28,6 +28,7 @@ export async function executePretrain(db: Db, run: Run, log: (msg: string) => vo
         out,
         dialogues: o.dialogues,
         epochs: o.epochs,
+        batchSize: o.batchSize,
         lr: o.lr,
         randomActionShare: o.randomShare,
         valSize: o.valSize,

@@ -1,5 +1,5 @@
 import { ValidationError, toFieldErrors, type FieldError } from './errors.js';
-import { PRESETS, PRESET_NAMES, isPresetName, merge, type PresetName, type RunConfigOverrides } from './presets.js';
+import { PRESET_NAMES, isPresetName, merge, presetOverrides, type PresetName, type RunConfigOverrides } from './presets.js';
 import { runConfigSchema, type RunConfig } from './run-config.js';
 
 export type ConfigResult = { ok: true; config: RunConfig } | { ok: false; errors: FieldError[] };
@@ -15,7 +15,7 @@ export function buildRunConfig(preset: PresetName | string | undefined, override
   if (preset !== undefined && !isPresetName(preset)) {
     throw new ValidationError([{ path: 'preset', message: `unknown preset "${preset}"; known: ${PRESET_NAMES.join(', ')}` }]);
   }
-  const result = validateRunConfig(merge(preset ? PRESETS[preset].overrides : {}, overrides));
+  const result = validateRunConfig(merge(preset ? presetOverrides(preset, overrides) : {}, overrides));
   if (!result.ok) throw new ValidationError(result.errors);
   return result.config;
 }

@@ -7,6 +7,8 @@ export interface Preset {
   name: PresetName;
   description: string;
   overrides: RunConfigOverrides;
+  /** Environment config this preset uses for one environment (config keys differ per environment). */
+  envConfig?: Partial<Record<string, Record<string, unknown>>>;
 }
 
 export const PRESET_NAMES = ['starpo-ppo', 'starpo-grpo', 'starpo-s-ppo', 'starpo-s-grpo', 'gigpo', 'quick-cpu'] as const;
@@ -95,8 +97,19 @@ export const PRESETS: Record<PresetName, Preset> = {
       },
       training: { steps: 40, checkpointEvery: 10 },
     }),
+    // RAGEN HEAD's CoordSokoban: positions are listed above the grid. starpo-tiny cannot count its way to a
+    // cell of the raw grid (91–94% of its position claims were wrong), docs/results/learn-quick-cpu.md.
+    envConfig: { sokoban: { observationFormat: 'grid_coord' } },
   },
 };
+
+/** The preset's overrides, with its environment config for the environment the run will use. */
+export function presetOverrides(preset: PresetName, overrides: RunConfigOverrides): RunConfigOverrides {
+  const p = PRESETS[preset];
+  const envName = overrides.env?.name ?? p.overrides.env?.name ?? 'sokoban';
+  const envConfig = p.envConfig?.[envName];
+  return envConfig ? merge(p.overrides, { env: { name: envName, config: envConfig } }) : p.overrides;
+}
 
 export function isPresetName(name: string): name is PresetName {
   return (PRESET_NAMES as readonly string[]).includes(name);

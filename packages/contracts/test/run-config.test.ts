@@ -133,6 +133,19 @@ describe('presets', () => {
     expect(Object.keys(PRESETS)).toEqual([...PRESET_NAMES]);
   });
 
+  it("a preset's environment config applies to its environment only, and the user's wins", () => {
+    expect(buildRunConfig('quick-cpu').env).toMatchObject({ name: 'sokoban', config: { observationFormat: 'grid_coord', rows: 6 } });
+    expect(buildRunConfig('quick-cpu', { env: { name: 'sokoban', config: { rows: 7 } } }).env.config).toMatchObject({
+      observationFormat: 'grid_coord',
+      rows: 7,
+    });
+    expect(
+      buildRunConfig('quick-cpu', { env: { name: 'sokoban', config: { observationFormat: 'grid' } } }).env.config.observationFormat,
+    ).toBe('grid');
+    expect(buildRunConfig('quick-cpu', { env: { name: 'frozenlake' } }).env.config).not.toHaveProperty('observationFormat');
+    expect(buildRunConfig('starpo-s-grpo').env.config.observationFormat).toBe('grid');
+  });
+
   it('user overrides win over the preset', () => {
     expect(buildRunConfig('quick-cpu', { training: { steps: 3 }, env: { name: 'frozenlake' } })).toMatchObject({
       training: { steps: 3 },

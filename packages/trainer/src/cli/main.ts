@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { ValidationError } from '@starpo/contracts';
 import { registerEnvCommands } from './env-commands.js';
+import { registerEvalCommand } from './eval-command.js';
 import { registerPretrainCommand } from './pretrain-command.js';
 import { registerTrainCommand } from './train-command.js';
 
@@ -10,6 +11,7 @@ program.name('starpo').description('StarPO Studio command line: environments, pr
 registerEnvCommands(program, (line) => console.log(line));
 registerPretrainCommand(program, (line) => console.log(line));
 registerTrainCommand(program, (line) => console.log(line));
+registerEvalCommand(program, (line) => console.log(line));
 
 try {
   await program.parseAsync(process.argv);

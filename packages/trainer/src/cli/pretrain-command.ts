@@ -16,13 +16,17 @@ export function registerPretrainCommand(program: Command, out: (line: string) =>
     .option('--dialogues <n>', 'teacher dialogues per environment', String(PRETRAIN_DEFAULTS.dialogues))
     .option('--epochs <n>', 'passes over the dialogues', String(PRETRAIN_DEFAULTS.epochs))
     .option('--lr <x>', 'peak learning rate', String(PRETRAIN_DEFAULTS.lr))
+    .option('--batch <n>', 'dialogues per optimizer step', String(PRETRAIN_DEFAULTS.batchSize))
     .option('--random-share <x>', 'share of teacher actions replaced at random', String(PRETRAIN_DEFAULTS.randomActionShare))
     .option('--val <n>', 'validation episodes per environment', String(PRETRAIN_DEFAULTS.valSize))
     .option('--seed <n>', 'random seed', String(PRETRAIN_DEFAULTS.seed))
+    .option('--obs <format>', "Sokoban observation format: grid | grid_coord (RAGEN HEAD's CoordSokoban)")
     .option('--backend <name>', 'auto | tensorflow | webgpu | wasm | cpu', 'auto')
     .action(async (o: Record<string, string>) => {
       if (!['sokoban', 'frozenlake', 'bandit', 'mixed'].includes(o.env!))
         throw new Error(`--env must be sokoban, frozenlake, bandit or mixed`);
+      if (o.obs && (o.env !== 'sokoban' || !['grid', 'grid_coord'].includes(o.obs)))
+        throw new Error('--obs is for --env sokoban: grid or grid_coord');
       if (!(STARPO_TINY_SIZES as readonly string[]).includes(o.config!))
         throw new Error(`--config must be one of ${STARPO_TINY_SIZES.join(', ')}`);
       await initBackend(o.backend as BackendChoice, out);
@@ -36,9 +40,11 @@ export function registerPretrainCommand(program: Command, out: (line: string) =>
           dialogues: Number(o.dialogues),
           epochs: Number(o.epochs),
           lr: Number(o.lr),
+          batchSize: Number(o.batch),
           randomActionShare: Number(o.randomShare),
           valSize: Number(o.val),
           seed: Number(o.seed),
+          envConfig: o.obs ? { observationFormat: o.obs } : undefined,
         },
         { phase: (n, t) => progress.phase(n, t), progress: (d, i) => progress.update(d, i), log: (m) => (progress.stop(), out(m)) },
       );

@@ -11,6 +11,8 @@ export interface Qwen2Config {
   rms_norm_eps: number;
   tie_word_embeddings: boolean;
   max_position_embeddings: number;
+  /** Std of the normal initialisation of weight matrices (Hugging Face's default: 0.02). */
+  initializer_range?: number;
 }
 
 /** Read a Hugging Face config.json (transformers 4.x and 5.x spell rope_theta differently). */
@@ -29,6 +31,7 @@ export function qwen2ConfigFromHf(raw: Record<string, unknown>): Qwen2Config {
     max_position_embeddings: (raw.max_position_embeddings as number | undefined) ?? 32768,
   };
   if (typeof raw.head_dim === 'number') cfg.head_dim = raw.head_dim;
+  if (typeof raw.initializer_range === 'number') cfg.initializer_range = raw.initializer_range;
   return cfg;
 }
 
@@ -65,5 +68,8 @@ export function starpoTinyConfig(size: StarpoTinySize, vocabSize: number): Qwen2
     rms_norm_eps: 1e-6,
     tie_word_embeddings: true,
     max_position_embeddings: 4096,
+    // 0.02 suits hidden sizes of 768 and up; at 96 it leaves attention logits near zero, and SFT stalled on a
+    // plateau where attention stayed uniform: no token was copied from the prompt (docs/results/pretrain-sokoban-tiny.md).
+    initializer_range: Number((1 / Math.sqrt(hidden)).toFixed(4)),
   };
 }

@@ -95,7 +95,7 @@ export class Qwen2Model {
     return shapes;
   }
 
-  /** Random initialisation as transformers does it: normal(0, 0.02) matrices, zero biases, unit norms. */
+  /** Random initialisation as transformers does it: normal(0, initializer_range) matrices, zero biases, unit norms. */
   static init(config: Qwen2Config, opts: { valueHead?: boolean; seed?: number } = {}): Qwen2Model {
     const m = new Qwen2Model(config, opts);
     let seed = opts.seed ?? 0;
@@ -104,7 +104,7 @@ export class Qwen2Model {
         ? tf.ones(shape)
         : name.endsWith('.bias')
           ? tf.zeros(shape)
-          : tf.randomNormal(shape, 0, name === 'score.weight' ? 0.002 : 0.02, 'float32', seed++);
+          : tf.randomNormal(shape, 0, name === 'score.weight' ? 0.002 : (config.initializer_range ?? 0.02), 'float32', seed++);
       m.weights.set(name, tf.variable(init, true, `${name}#${Math.random().toString(36).slice(2)}`));
       init.dispose();
     }

@@ -5,9 +5,9 @@ import type { TextTokenizer } from '../tokenizer/types.js';
 import type { Qwen2Config } from './config.js';
 import { readCheckpointTensors, readHfConfig } from './hf.js';
 import { Qwen2Model } from './qwen2.js';
-import { serializeSafetensors } from './safetensors.js';
+import { readSafetensors, serializeSafetensors } from './safetensors.js';
 
-/** A base model folder: Hugging Face layout (config.json, model.safetensors, tokenizer files) plus starpo.json. */
+/** A base model folder (or a training checkpoint, whose weights are policy.safetensors): Hugging Face layout (config.json, model.safetensors, tokenizer files) plus starpo.json. */
 export interface ModelBundle {
   model: Qwen2Model;
   tokenizer: TextTokenizer;
@@ -43,7 +43,11 @@ export async function saveModelDir(
 export function loadModelDir(dir: string, opts: { valueHead?: boolean } = {}): ModelBundle {
   const read = (f: string) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as Record<string, unknown>;
   const config: Qwen2Config = readHfConfig(dir);
-  const model = Qwen2Model.fromTensors(config, readCheckpointTensors(dir), opts);
+  // a training checkpoint keeps the policy's weights as policy.safetensors
+  const policy = path.join(dir, 'policy.safetensors');
+  const tensors =
+    existsSync(policy) && !existsSync(path.join(dir, 'model.safetensors')) ? readSafetensors(policy).tensors : readCheckpointTensors(dir);
+  const model = Qwen2Model.fromTensors(config, tensors, opts);
   const tokenizer = tokenizerFromFiles(read('tokenizer.json'), read('tokenizer_config.json'));
   const meta = existsSync(path.join(dir, 'starpo.json')) ? read('starpo.json') : {};
   return { model, tokenizer, meta };

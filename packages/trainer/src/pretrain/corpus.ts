@@ -25,6 +25,8 @@ export function* vocabularyCorpus(seeds = 120): Generator<string> {
       const obs = env.reset(seed);
       yield systemPrompt(def, env, settings);
       yield turnBlock(1, obs, 10, settings) + rewardMessage(-0.1) + FORMAT_THINK;
+      // Sokoban's coordinate observation (RAGEN HEAD's CoordSokoban) too, so its words are single tokens
+      if (envName === 'sokoban') yield createEnv(envName, { observationFormat: 'grid_coord' }).reset(seed);
       yield teacher.replyText({ env, actionsLeft: 10 }, rng);
     }
   }

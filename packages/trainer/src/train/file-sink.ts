@@ -77,6 +77,7 @@ export class FileSink implements TrainSink {
 
   async log(level: string, message: string): Promise<void> {
     appendFileSync(path.join(this.dir, 'log.txt'), `${new Date().toISOString()} ${level} ${message}\n`);
+    if (level !== 'info') console.error(`${level}: ${message}`);
   }
 }
 

@@ -14,6 +14,7 @@ import { computeAdvantages } from './advantage-step.js';
 import { scoreSamples, toSample, valueSamples, type Sample } from './batch.js';
 import { jsonFile, optimizerFile, parseJsonFile, restoreOptimizer, restoreWeights, weightsFile } from './checkpoint.js';
 import { diagnoseBatch } from './diagnose.js';
+import { evaluatePolicy } from './evaluate.js';
 import { groupRewards, rolloutMetrics, summarize } from './metrics.js';
 import { AdamW } from './optimizer.js';
 import type { RunStatus, TrainSink } from './sink.js';
@@ -65,6 +66,16 @@ export function rolloutSettings(c: RunConfig): RolloutSettings {
     lastKTurns: c.rollout.lastKTurns,
     maxContextTokens: c.rollout.maxContextTokens,
   };
+}
+
+/** A base pretrained on another observation format (say) than the run uses: worth a warning, not an error. */
+export function envConfigMismatch(meta: Record<string, unknown>, c: RunConfig): string | null {
+  const pre = meta.pretrain as { env?: string; envConfig?: Record<string, unknown> } | undefined;
+  if (!pre?.envConfig || pre.env !== c.env.name) return null;
+  const diff = Object.entries(pre.envConfig).filter(([k, v]) => JSON.stringify(c.env.config[k]) !== JSON.stringify(v));
+  if (!diff.length) return null;
+  const list = diff.map(([k, v]) => `${k}=${JSON.stringify(v)} (run: ${JSON.stringify(c.env.config[k])})`).join(', ');
+  return `the base model was pretrained with ${list}; set env.config to match unless this is intended`;
 }
 
 const needsCritic = (c: RunConfig) => c.algorithm.advEstimator === 'gae' || c.algorithm.advEstimator === 'bilevel_gae';
@@ -137,21 +148,18 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
     o.onPhase?.('validation', step);
     const t0 = performance.now();
     const v = c.rollout.validation;
-    const responder = new PolicyResponder(policy, tokenizer, {
-      maxNewTokens: c.rollout.maxNewTokens,
+    // Validation has its own fixed-seed sampler, so it never shifts the training random stream.
+    const { trajectories: trajs, metrics: m } = await evaluatePolicy(policy, tokenizer, {
+      env: c.env.name,
+      envConfig: c.env.config,
+      settings,
+      episodes: v.size,
+      seedBase: v.seedBase,
       temperature: v.temperature,
       topP: c.rollout.topP,
-      batchSize: 64,
+      maxNewTokens: c.rollout.maxNewTokens,
+      samplerSeed: v.seedBase + step,
     });
-    const seeds = Array.from({ length: v.size }, (_, i) => v.seedBase + i);
-    // Validation has its own fixed-seed sampler, so it never shifts the training random stream.
-    const trajs = await rollout(
-      { env: c.env.name, envConfig: c.env.config, seeds, groupSize: 1, split: 'val', settings },
-      responder,
-      tokenizer,
-      new Rng(v.seedBase + step),
-    );
-    const m = { ...rolloutMetrics(trajs, 'val'), ...diagnoseBatch(trajs, 'val') };
     validationSecs = (performance.now() - t0) / 1000;
     m['timing_s/testing'] = validationSecs;
     await o.sink.metrics(step, m);
@@ -170,6 +178,8 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
   const cancelled = () => o.signal?.aborted ?? false;
   const cancelReason = () => (typeof o.signal?.reason === 'string' ? o.signal.reason : 'cancelled');
 
+  const mismatch = envConfigMismatch(o.base.meta, c);
+  if (mismatch) await o.sink.log('warn', mismatch);
   await o.sink.status({ status: 'running', step: startStep - 1, totalSteps: total });
   if (startStep === 1 && c.rollout.validation.beforeTraining) {
     const rule = await validate(0);

@@ -1,0 +1,57 @@
+import { Rng } from '@starpo/envs';
+import type { Qwen2Model } from '../model/qwen2.js';
+import { PolicyResponder } from '../rollout/responder.js';
+import { rollout, type RolloutSettings } from '../rollout/rollout.js';
+import type { Trajectory } from '../rollout/types.js';
+import type { TextTokenizer } from '../tokenizer/types.js';
+import { diagnoseBatch } from './diagnose.js';
+import { rolloutMetrics } from './metrics.js';
+
+export interface EvaluationRequest {
+  env: string;
+  envConfig: Record<string, unknown>;
+  settings: RolloutSettings;
+  /** One episode per seed: seedBase, seedBase + 1, … */
+  episodes: number;
+  seedBase: number;
+  temperature: number;
+  topP: number;
+  maxNewTokens: number;
+  /** Seeds the sampler (validation uses seedBase + step, so each validation is reproducible). */
+  samplerSeed: number;
+  onTurn?: (turn: number, active: number) => void;
+}
+
+/**
+ * Validation episodes of a policy on fixed seeds (one episode per seed, as RAGEN validates):
+ * the trajectories and their `val/` metrics, diagnostics included. Shared by the training loop's
+ * validation and `starpo eval`.
+ */
+export async function evaluatePolicy(
+  model: Qwen2Model,
+  tokenizer: TextTokenizer,
+  r: EvaluationRequest,
+): Promise<{ trajectories: Trajectory[]; metrics: Record<string, number> }> {
+  const responder = new PolicyResponder(model, tokenizer, {
+    maxNewTokens: r.maxNewTokens,
+    temperature: r.temperature,
+    topP: r.topP,
+    batchSize: 64,
+  });
+  const seeds = Array.from({ length: r.episodes }, (_, i) => r.seedBase + i);
+  // one 64-row batch at a time keeps the KV cache between turns within the responder's batch size
+  const trajectories: Trajectory[] = [];
+  const rng = new Rng(r.samplerSeed);
+  for (let i = 0; i < seeds.length; i += 64) {
+    trajectories.push(
+      ...(await rollout(
+        { env: r.env, envConfig: r.envConfig, seeds: seeds.slice(i, i + 64), groupSize: 1, split: 'val', settings: r.settings },
+        responder,
+        tokenizer,
+        rng,
+        r.onTurn,
+      )),
+    );
+  }
+  return { trajectories, metrics: { ...rolloutMetrics(trajectories, 'val'), ...diagnoseBatch(trajectories, 'val') } };
+}
