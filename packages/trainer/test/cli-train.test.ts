@@ -8,8 +8,9 @@ import { describe, expect, it } from 'vitest';
 const bin = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 
 describe('starpo train (smoke)', () => {
-  // The preset's batch is shrunk (16 trajectories, 8 validation episodes) to keep CI short: an untrained
-  // model writes 96-token replies for all 5 turns, the most expensive case.
+  // The preset's batch is shrunk (16 trajectories, 8 validation episodes) and replies capped at 64 tokens to
+  // keep CI short: an untrained model writes maximal replies for all 5 turns, the most expensive case (at 96
+  // tokens its ~1,900-token dialogues, with grid_coord observations, come close to wasm's memory limit).
   it('`starpo train --preset quick-cpu --env sokoban --steps 3` completes and writes metrics, trajectories and checkpoints', () => {
     const out = mkdtempSync(path.join(os.tmpdir(), 'starpo-train-'));
     try {
@@ -31,6 +32,7 @@ describe('starpo train (smoke)', () => {
           'rollout.groupSize=4',
           'rollout.validation.size=8',
           'ppo.miniBatchSize=16',
+          'rollout.maxNewTokens=64',
         ],
         {
           encoding: 'utf8',

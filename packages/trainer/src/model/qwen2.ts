@@ -195,9 +195,10 @@ export class Qwen2Model {
       const nH = c.num_attention_heads;
       const nKv = c.num_key_value_heads;
       const kT = k.transpose([0, 1, 3, 2]).reshape([batch * nKv, hd, total]) as tf.Tensor3D;
-      const scores = matMul3d(q.reshape([batch * nKv, groups * len, hd]) as tf.Tensor3D, kT)
+      // the 1/√d scale goes on q, not on the [L, T] scores: one fewer score-sized tensor kept for the backward pass
+      const qScaled = q.mul(1 / Math.sqrt(hd));
+      const scores = matMul3d(qScaled.reshape([batch * nKv, groups * len, hd]) as tf.Tensor3D, kT)
         .reshape([batch, nH, len, total])
-        .mul(1 / Math.sqrt(hd))
         .add(bias);
       const probs = tf.softmax(scores).reshape([batch * nKv, groups * len, total]) as tf.Tensor3D;
       const attn = matMul3d(probs, v.reshape([batch * nKv, total, hd]) as tf.Tensor3D).reshape([batch, nH, len, hd]); // [B, nH, L, hd]
