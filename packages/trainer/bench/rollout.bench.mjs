@@ -1,6 +1,6 @@
 // Multi-turn rollout time with and without keeping each conversation's KV cache between turns,
 // measured side by side on the same seeds: one quick-cpu training rollout (8 groups × 8) of Sokoban.
-// BASE=<model folder> (default .data/bases/sokoban-tiny, else a random starpo-tiny/tiny).
+// BASE=<model folder> (default .data/bases/sokoban-coord-tiny, else a random starpo-tiny/tiny).
 import { existsSync } from 'node:fs';
 import { buildRunConfig } from '@starpo/contracts';
 import { Rng } from '@starpo/envs';
@@ -12,7 +12,7 @@ import { rolloutSettings } from '../dist/train/loop.js';
 
 const info = await initBackend('auto', (m) => console.log(m));
 const base =
-  process.env.BASE ?? (existsSync('.data/bases/sokoban-tiny/model.safetensors') ? '.data/bases/sokoban-tiny' : 'starpo-tiny/tiny');
+  process.env.BASE ?? (existsSync('.data/bases/sokoban-coord-tiny/model.safetensors') ? '.data/bases/sokoban-coord-tiny' : 'starpo-tiny/tiny');
 const config = buildRunConfig('quick-cpu', { env: { name: 'sokoban' }, model: { base } });
 const { model, tokenizer } = loadBaseModel(base, 1);
 const seeds = Array.from({ length: config.rollout.envGroups }, (_, g) => 1000 + g);
