@@ -101,6 +101,7 @@ export async function pretrain(o: PretrainOptions, ev: PretrainEvents = {}): Pro
   const data: { ids: number[]; lossMask: number[] }[] = [];
   const teacherSuccess: Record<string, number> = {};
   for (const env of envs) {
+    const envConfig = pretrainEnvConfig(env, o.envConfig);
     const seeds = Array.from({ length: o.dialogues }, (_, i) => 1_000_000 + o.seed * 100_000 + i);
     const trajs: Trajectory[] = [];
     for (let i = 0; i < seeds.length; i += 100) {
@@ -108,7 +109,7 @@ export async function pretrain(o: PretrainOptions, ev: PretrainEvents = {}): Pro
         ...(await rollout(
           {
             env,
-            envConfig: pretrainEnvConfig(env, o.envConfig),
+            envConfig,
             seeds: seeds.slice(i, i + 100),
             groupSize: 1,
             split: 'train',
@@ -144,9 +145,10 @@ export async function pretrain(o: PretrainOptions, ev: PretrainEvents = {}): Pro
   const all: Trajectory[] = [];
   const policy = new PolicyResponder(model, tokenizer, { maxNewTokens: 96, temperature: 0.5, topP: 1, batchSize: 64 });
   for (const env of envs) {
+    const envConfig = pretrainEnvConfig(env, o.envConfig);
     const seeds = Array.from({ length: o.valSize }, (_, i) => 123 + i);
     const trajs = await rollout(
-      { env, envConfig: pretrainEnvConfig(env, o.envConfig), seeds, groupSize: 1, split: 'val', settings: rolloutSettingsFor(env) },
+      { env, envConfig, seeds, groupSize: 1, split: 'val', settings: rolloutSettingsFor(env) },
       policy,
       tokenizer,
       new Rng(123),
