@@ -85,6 +85,12 @@ const algorithmSchema = z
       .prefault({}),
     whitenAdvantages: z.boolean().default(true),
     advantageClip: z.number().positive().nullable().default(null),
+    negativeAdvantageScale: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(1)
+      .describe('Multiplies negative advantages after estimation: 1 = as estimated, 0 = learn from better-than-average turns only'),
     gigpo: z
       .object({
         stepWeight: z.number().min(0).default(1),

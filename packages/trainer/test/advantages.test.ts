@@ -11,6 +11,9 @@ import {
   tokenReturns,
   type GigpoStepRow,
 } from '../src/algo/advantages.js';
+import { buildRunConfig } from '@starpo/contracts';
+import { computeAdvantages } from '../src/train/advantage-step.js';
+import type { Sample } from '../src/train/batch.js';
 
 const close = (got: number[], want: number[], tol = 2e-6) => {
   expect(got).toHaveLength(want.length);
@@ -188,5 +191,45 @@ describe('bi-level GAE', () => {
   it('the high-level γ discounts later turns', () => {
     const r = biLevelGae([0, 0, 0, 0], [1, 1, 1, 1], [1, 3], [0, 1], { gamma: 1, lambda: 1, highGamma: 0.5 });
     close([r.advantages[1]!, r.advantages[3]!], [0.5, 1]);
+  });
+});
+
+describe('negative advantage scale (positive-sample reinforcement)', () => {
+  const sample = (score: number): Sample => ({
+    traj: { group: 0 } as Sample['traj'],
+    ids: [1, 2, 3],
+    mask: [1, 1],
+    rewards: [0, score],
+    oldLogProbs: [0, 0],
+    refLogProbs: null,
+    values: null,
+    advantages: [0, 0],
+    returns: [0, 0],
+    entropy: [0, 0],
+  });
+  const run = (scale: number) => {
+    const samples = [sample(1), sample(0)];
+    const c = buildRunConfig(undefined, {
+      algorithm: { advEstimator: 'grpo', grpoNormByStd: false, whitenAdvantages: false, negativeAdvantageScale: scale },
+    });
+    computeAdvantages(samples, c);
+    for (const s of samples) s.advantages = s.advantages.map((v) => v + 0); // −0 → 0
+    return samples;
+  };
+  it('1 keeps the estimate; 0.25 and 0 shrink only the negative side; returns stay as estimated', () => {
+    expect(run(1).map((s) => s.advantages)).toEqual([
+      [0.5, 0.5],
+      [-0.5, -0.5],
+    ]);
+    expect(run(0.25).map((s) => s.advantages)).toEqual([
+      [0.5, 0.5],
+      [-0.125, -0.125],
+    ]);
+    const psr = run(0);
+    expect(psr.map((s) => s.advantages)).toEqual([
+      [0.5, 0.5],
+      [0, 0],
+    ]);
+    expect(psr[1]!.returns).toEqual([-0.5, -0.5]);
   });
 });

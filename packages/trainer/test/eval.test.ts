@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
 import { registerEvalCommand } from '../src/cli/eval-command.js';
 import { loadModelDir, saveModelDir } from '../src/model/storage.js';
-import { evaluatePolicy } from '../src/train/evaluate.js';
+import { combinePasses, evaluatePolicy } from '../src/train/evaluate.js';
 import { envConfigMismatch, rolloutSettings, train } from '../src/train/loop.js';
 import { loadBaseModel } from '../src/train/models.js';
 import { FileSink } from '../src/train/file-sink.js';
@@ -44,6 +44,27 @@ describe('evaluation', () => {
     expect(r.metrics['val/well_formed_rate']).toBeGreaterThanOrEqual(0);
   }, 120_000);
 
+  it('combinePasses: k passes over the same seeds give mean metrics and pass@k from the per-seed wins', () => {
+    const pass = (wins: boolean[], success: number) => ({
+      trajectories: wins.map((w, i) => ({ seed: 123 + i, success: w })),
+      metrics: { 'val/success': success, 'val/num_actions': 2 * success },
+    });
+    const r = combinePasses([
+      pass([true, false, false, false], 0.25),
+      pass([true, true, false, false], 0.5),
+      pass([false, false, false, false], 0),
+    ]);
+    expect([...r.solvedPerSeed.entries()]).toEqual([
+      [123, 2],
+      [124, 1],
+      [125, 0],
+      [126, 0],
+    ]);
+    expect(r.passAtK).toBe(0.5);
+    expect(r.metrics['val/success']).toBeCloseTo(0.25, 12);
+    expect(r.metrics['val/num_actions']).toBeCloseTo(0.5, 12);
+  });
+
   it('`starpo eval` loads a training checkpoint (policy.safetensors) with its run config', async () => {
     await initBackend('wasm');
     const dir = mkdtempSync(path.join(os.tmpdir(), 'starpo-eval-'));
@@ -67,6 +88,9 @@ describe('evaluation', () => {
       expect(lines.join('\n')).toMatch(/^bandit .*: 3 episodes from seed 123, temperature 0\.5$/m);
       expect(lines.join('\n')).toMatch(/^success \d+\.\d% \(± \d+\.\d standard error\)$/m);
       await expect(runEval(['--model', ckpt, '--episodes', '0'])).rejects.toThrow(/--episodes must be a positive integer/);
+      const sampled = await runEval(['--model', ckpt, '--episodes', '2', '--samples', '2', '--backend', 'wasm']);
+      expect(sampled.join('\n')).toMatch(/^2 samples per seed: pass@2 \d+\.\d% \(seeds solved at least once\)$/m);
+      await expect(runEval(['--model', ckpt, '--samples', '0'])).rejects.toThrow(/--samples must be a positive integer/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

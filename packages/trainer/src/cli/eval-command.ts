@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { applySetting, buildRunConfig, type RunConfig, type RunConfigOverrides } from '@starpo/contracts';
 import { initBackend, type BackendChoice } from '../backend.js';
-import { evaluatePolicy } from '../train/evaluate.js';
+import { evaluateSamples } from '../train/evaluate.js';
 import { rolloutSettings } from '../train/loop.js';
 import { loadBaseModel } from '../train/models.js';
 import { PhaseProgress } from './progress.js';
@@ -42,37 +42,47 @@ export function registerEvalCommand(program: Command, out: (line: string) => voi
     .option('--seed-base <n>', 'first seed (RAGEN validates on 123, 124, …)', '123')
     .option('--temperature <x>', 'sampling temperature', '0.5')
     .option('--sampler-seed <n>', 'seed of the sampler', '123')
+    .option('--samples <k>', 'episodes per seed (sampler seeds n, n + 1, …): reports the mean and pass@k', '1')
     .option('--set <path=value...>', 'config overrides, e.g. --set env.config.observationFormat=grid_coord', [])
     .option('--json <file>', 'also write the metrics as JSON')
     .option('--backend <name>', 'auto | tensorflow | webgpu | wasm | cpu', 'auto')
     .action(async (o: Record<string, string> & { set: string[] }) => {
       const episodes = Number(o.episodes);
       if (!Number.isInteger(episodes) || episodes < 1) throw new Error('--episodes must be a positive integer');
+      const samples = Number(o.samples);
+      if (!Number.isInteger(samples) || samples < 1) throw new Error('--samples must be a positive integer');
       await initBackend(o.backend as BackendChoice, out);
       const base = loadBaseModel(o.model!, 0);
       const c = evalConfig({ model: o.model!, preset: o.preset!, env: o.env, set: o.set }, base.meta);
       const progress = new PhaseProgress();
-      progress.phase('evaluation', episodes);
+      progress.phase('evaluation', episodes * samples);
       let done = 0;
-      const { metrics } = await evaluatePolicy(base.model, base.tokenizer, {
-        env: c.env.name,
-        envConfig: c.env.config,
-        settings: rolloutSettings(c),
-        episodes,
-        seedBase: Number(o.seedBase),
-        temperature: Number(o.temperature),
-        topP: c.rollout.topP,
-        maxNewTokens: c.rollout.maxNewTokens,
-        samplerSeed: Number(o.samplerSeed),
-        onTurn: (turn, active) => {
-          if (turn === 1) done += active;
-          progress.update(done, { turn });
+      const { metrics, passAtK } = await evaluateSamples(
+        base.model,
+        base.tokenizer,
+        {
+          env: c.env.name,
+          envConfig: c.env.config,
+          settings: rolloutSettings(c),
+          episodes,
+          seedBase: Number(o.seedBase),
+          temperature: Number(o.temperature),
+          topP: c.rollout.topP,
+          maxNewTokens: c.rollout.maxNewTokens,
+          samplerSeed: Number(o.samplerSeed),
+          onTurn: (turn, active) => {
+            if (turn === 1) done += active;
+            progress.update(done, { turn });
+          },
         },
-      });
+        samples,
+      );
       progress.stop();
       const se = Math.sqrt(((metrics['val/success'] ?? 0) * (1 - (metrics['val/success'] ?? 0))) / episodes);
       out(`${c.env.name} ${JSON.stringify(c.env.config)}: ${episodes} episodes from seed ${o.seedBase}, temperature ${o.temperature}`);
+      // with k samples per seed this binomial error over the seeds is an upper bound
       out(`success ${pct(metrics['val/success'])} (± ${(100 * se).toFixed(1)} standard error)`);
+      if (samples > 1) out(`${samples} samples per seed: pass@${samples} ${pct(passAtK)} (seeds solved at least once)`);
       out(
         `well-formed replies ${pct(metrics['val/well_formed_rate'])}, effective actions ${pct(metrics['val/action_is_effective'])}, actions per episode ${(metrics['val/num_actions'] ?? 0).toFixed(2)}`,
       );
@@ -80,6 +90,10 @@ export function registerEvalCommand(program: Command, out: (line: string) => voi
         out(
           `contradicted claims ${pct(metrics['val/diag/contradicted_claim_rate'])}, hallucination rate ${pct(metrics['val/diag/hallucination_rate'])}`,
         );
-      if (o.json) writeFileSync(o.json, JSON.stringify({ model: o.model, episodes, temperature: Number(o.temperature), metrics }, null, 2));
+      if (o.json)
+        writeFileSync(
+          o.json,
+          JSON.stringify({ model: o.model, episodes, samples, temperature: Number(o.temperature), passAtK, metrics }, null, 2),
+        );
     });
 }

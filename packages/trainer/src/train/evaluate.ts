@@ -55,3 +55,37 @@ export async function evaluatePolicy(
   }
   return { trajectories, metrics: { ...rolloutMetrics(trajectories, 'val'), ...diagnoseBatch(trajectories, 'val') } };
 }
+
+export interface SampledEvaluation {
+  /** Each metric averaged over the passes. */
+  metrics: Record<string, number>;
+  /** Share of seeds solved at least once: the success that sharpening the policy on these seeds could reach. */
+  passAtK: number;
+  solvedPerSeed: Map<number, number>;
+}
+
+/** Combine k evaluations of the same seeds. */
+export function combinePasses(
+  passes: { trajectories: Pick<Trajectory, 'seed' | 'success'>[]; metrics: Record<string, number> }[],
+): SampledEvaluation {
+  const solvedPerSeed = new Map<number, number>();
+  const metrics: Record<string, number> = {};
+  for (const p of passes) {
+    for (const t of p.trajectories) solvedPerSeed.set(t.seed, (solvedPerSeed.get(t.seed) ?? 0) + (t.success ? 1 : 0));
+    for (const [key, v] of Object.entries(p.metrics)) metrics[key] = (metrics[key] ?? 0) + v / passes.length;
+  }
+  const solved = [...solvedPerSeed.values()].filter((n) => n > 0).length;
+  return { metrics, passAtK: solved / Math.max(1, solvedPerSeed.size), solvedPerSeed };
+}
+
+/** `samples` evaluations of the same seeds with sampler seeds samplerSeed, samplerSeed + 1, …, combined. */
+export async function evaluateSamples(
+  model: Qwen2Model,
+  tokenizer: TextTokenizer,
+  r: EvaluationRequest,
+  samples: number,
+): Promise<SampledEvaluation> {
+  const passes = [];
+  for (let k = 0; k < samples; k++) passes.push(await evaluatePolicy(model, tokenizer, { ...r, samplerSeed: r.samplerSeed + k }));
+  return combinePasses(passes);
+}
