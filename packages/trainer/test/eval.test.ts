@@ -63,6 +63,11 @@ describe('evaluation', () => {
     expect(r.passAtK).toBe(0.5);
     expect(r.metrics['val/success']).toBeCloseTo(0.25, 12);
     expect(r.metrics['val/num_actions']).toBeCloseTo(0.5, 12);
+    const partial = combinePasses([
+      { trajectories: [], metrics: { 'val/success': 1, 'val/diag/x': 0.5 } },
+      { trajectories: [], metrics: { 'val/success': 0 } },
+    ]);
+    expect(partial.metrics).toEqual({ 'val/success': 0.5, 'val/diag/x': 0.5 });
   });
 
   it('`starpo eval` loads a training checkpoint (policy.safetensors) with its run config', async () => {

@@ -97,9 +97,9 @@ export function computeAdvantages(samples: Sample[], c: RunConfig): void {
     const clip = a.advantageClip;
     for (const s of samples) s.advantages = s.advantages.map((v) => Math.max(-clip, Math.min(clip, v)));
   }
-  // Not in RAGEN: positive-sample reinforcement (Zhu et al. 2025, "The Surprising Effectiveness of
-  // Negative Reinforcement…", PSR at 0). Pushing down a tiny model's failed replies spread their mass
-  // onto wrong tokens (docs/results/learn-quick-cpu.md); the returns the critic fits stay as estimated.
+  // Not in RAGEN: positive-sample reinforcement at 0 (PSR, Zhu et al. 2025, "The Surprising Effectiveness
+  // of Negative Reinforcement…"). Without the negative side, RL kept starpo-tiny's grounding (contradicted
+  // claims 16–20% against 28–33%, docs/results/learn-quick-cpu.md). The critic's returns stay as estimated.
   const neg = a.negativeAdvantageScale;
   if (neg !== 1) for (const s of samples) s.advantages = s.advantages.map((v) => (v < 0 ? neg * v : v));
 }

@@ -69,11 +69,17 @@ export function combinePasses(
   passes: { trajectories: Pick<Trajectory, 'seed' | 'success'>[]; metrics: Record<string, number> }[],
 ): SampledEvaluation {
   const solvedPerSeed = new Map<number, number>();
-  const metrics: Record<string, number> = {};
+  const sums: Record<string, { total: number; n: number }> = {};
   for (const p of passes) {
     for (const t of p.trajectories) solvedPerSeed.set(t.seed, (solvedPerSeed.get(t.seed) ?? 0) + (t.success ? 1 : 0));
-    for (const [key, v] of Object.entries(p.metrics)) metrics[key] = (metrics[key] ?? 0) + v / passes.length;
+    // a pass may lack a metric (no claims to check, say): average over the passes that have it
+    for (const [key, v] of Object.entries(p.metrics)) {
+      const e = (sums[key] ??= { total: 0, n: 0 });
+      e.total += v;
+      e.n += 1;
+    }
   }
+  const metrics = Object.fromEntries(Object.entries(sums).map(([k, e]) => [k, e.total / e.n]));
   const solved = [...solvedPerSeed.values()].filter((n) => n > 0).length;
   return { metrics, passAtK: solved / Math.max(1, solvedPerSeed.size), solvedPerSeed };
 }
