@@ -36,6 +36,7 @@ const play = (bundle, seedBase, samplerSeed) => {
   return rollout(req, responder, bundle.tokenizer, new Rng(samplerSeed));
 };
 const success = (ts) => ts.filter((t) => t.success).length / ts.length;
+// pooled over all executed actions (the loop's action_is_effective averages per turn instead)
 const effective = (ts) => {
   let e = 0;
   let n = 0;
@@ -45,7 +46,7 @@ const effective = (ts) => {
   }
   return e / Math.max(1, n);
 };
-const fmt = (ts) => `success ${(100 * success(ts)).toFixed(1)}%, effective actions ${(100 * effective(ts)).toFixed(1)}%`;
+const fmt = (ts) => `success ${(100 * success(ts)).toFixed(1)}%, effective ${(100 * effective(ts)).toFixed(1)}% of executed actions`;
 
 const start = loadBaseModel(base, 0);
 const trained = await play(start, 20000, 1);
