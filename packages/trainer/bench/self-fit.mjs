@@ -71,6 +71,6 @@ for (const arm of ['none', 'psr', 'random']) {
   const again = await play(bundle, 20000, 2);
   const fresh = await play(bundle, 30000, 3);
   console.log(
-    `${arm.padEnd(6)} (${samples.length} rollouts, ${epochs} steps at lr ${lr}): trained-on puzzles ${fmt(again)} | fresh puzzles ${fmt(fresh)}`,
+    `${arm.padEnd(6)} (${samples.length} rollouts, ${samples.length ? epochs : 0} steps at lr ${lr}): trained-on puzzles ${fmt(again)} | fresh puzzles ${fmt(fresh)}`,
   );
 }
