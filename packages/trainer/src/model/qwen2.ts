@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { headDim, type Qwen2Config } from './config.js';
-import { linear, matMul3d } from './matmul.js';
+import { attention } from './attention.js';
+import { linear } from './matmul.js';
 import type { TensorData } from './safetensors.js';
 
 /** Per-layer keys and values of earlier positions, for incremental decoding. */
@@ -19,17 +20,28 @@ export interface ForwardOptions {
   returnCache?: boolean;
 }
 
-const NEG_INF = -1e9;
-
 function rmsNorm(x: tf.Tensor, w: tf.Tensor, eps: number): tf.Tensor {
   const variance = x.square().mean(-1, true);
   return x.mul(variance.add(eps).rsqrt()).mul(w);
 }
 
-function rotateHalf(x: tf.Tensor4D): tf.Tensor4D {
-  const half = x.shape[3] / 2;
-  const [x1, x2] = tf.split(x, [half, half], 3);
-  return tf.concat([x2!.neg(), x1!], 3) as tf.Tensor4D;
+/**
+ * [-x2, x1] over the last axis, as a product with a signed permutation matrix: on wasm a split and
+ * concat of the 4-D q/k cost more than this [hd, hd] plain 2-D product.
+ */
+function rotateHalf(x: tf.Tensor4D, rotation: tf.Tensor2D): tf.Tensor4D {
+  return linear(x, rotation) as tf.Tensor4D;
+}
+
+/** R with x·Rᵀ = rotateHalf(x), in linear()'s [out, in] layout. */
+function rotationMatrix(hd: number): tf.Tensor2D {
+  const half = hd / 2;
+  const r = new Float32Array(hd * hd);
+  for (let i = 0; i < half; i++) {
+    r[i * hd + i + half] = -1; // out i = -x[i + half]
+    r[(i + half) * hd + i] = 1; // out i + half = x[i]
+  }
+  return tf.tensor2d(r, [hd, hd]);
 }
 
 /**
@@ -58,6 +70,7 @@ function embed(table: tf.Tensor2D, ids: tf.Tensor2D): tf.Tensor3D {
 export class Qwen2Model {
   readonly weights = new Map<string, tf.Variable>();
   private readonly invFreq: tf.Tensor1D;
+  private readonly rotation: tf.Tensor2D;
 
   constructor(
     readonly config: Qwen2Config,
@@ -65,6 +78,7 @@ export class Qwen2Model {
   ) {
     const hd = headDim(config);
     this.invFreq = tf.keep(tf.tensor1d(Array.from({ length: hd / 2 }, (_, i) => 1 / config.rope_theta ** ((2 * i) / hd))));
+    this.rotation = tf.keep(rotationMatrix(hd));
   }
 
   /** Names and shapes of every weight, Hugging Face naming. */
@@ -149,7 +163,6 @@ export class Qwen2Model {
     const c = this.config;
     const hd = headDim(c);
     const [batch, len] = ids.shape;
-    const groups = c.num_attention_heads / c.num_key_value_heads;
     const maskF = mask.toFloat();
     const past = opts.cache;
     const pastLen = past ? past.mask.shape[1] : 0;
@@ -160,15 +173,13 @@ export class Qwen2Model {
     const emb = tf.concat([angles, angles], 2).expandDims(1); // [B, 1, L, hd]
     const cos = emb.cos();
     const sin = emb.sin();
-    const fullMask = past ? tf.concat([past.mask.toFloat(), maskF], 1) : maskF; // [B, T]
+    const fullMask = (past ? tf.concat([past.mask.toFloat(), maskF], 1) : maskF) as tf.Tensor2D; // [B, T]
     const total = pastLen + len;
     // query i (absolute pastLen+i) sees key j when j <= pastLen+i and key j is real
     // built as [L, T] directly (a decode step is one row), not cut from a [T, T] band
     const causal = tf
       .lessEqual(tf.range(0, total, 1, 'int32').expandDims(0), tf.range(pastLen, pastLen + len, 1, 'int32').expandDims(1))
-      .toFloat(); // [L, T]
-    const allowed = causal.expandDims(0).mul(fullMask.expandDims(1)); // [B, L, T]
-    const bias = tf.sub(1, allowed).mul(NEG_INF).expandDims(1); // [B, 1, L, T]
+      .toFloat() as tf.Tensor2D; // [L, T]
 
     let x: tf.Tensor = embed(this.w('model.embed_tokens.weight') as tf.Tensor2D, ids);
     const newKeys: tf.Tensor4D[] = [];
@@ -180,8 +191,8 @@ export class Qwen2Model {
       let q = heads(linear(h, this.w(`${p}self_attn.q_proj.weight`), this.w(`${p}self_attn.q_proj.bias`)), c.num_attention_heads);
       let k = heads(linear(h, this.w(`${p}self_attn.k_proj.weight`), this.w(`${p}self_attn.k_proj.bias`)), c.num_key_value_heads);
       let v = heads(linear(h, this.w(`${p}self_attn.v_proj.weight`), this.w(`${p}self_attn.v_proj.bias`)), c.num_key_value_heads);
-      q = q.mul(cos).add(rotateHalf(q).mul(sin));
-      k = k.mul(cos).add(rotateHalf(k).mul(sin));
+      q = q.mul(cos).add(rotateHalf(q, this.rotation).mul(sin));
+      k = k.mul(cos).add(rotateHalf(k, this.rotation).mul(sin));
       if (past) {
         k = tf.concat([past.keys[i]!, k], 2);
         v = tf.concat([past.values[i]!, v], 2);
@@ -190,18 +201,8 @@ export class Qwen2Model {
         newKeys.push(tf.keep(k));
         newValues.push(tf.keep(v));
       }
-      // Grouped-query attention without repeating K/V: the g query heads that share a KV head are
-      // folded into the sequence axis (HF's repeat_kv order: KV head j serves query heads j*g … j*g+g-1).
-      const nH = c.num_attention_heads;
-      const nKv = c.num_key_value_heads;
-      const kT = k.transpose([0, 1, 3, 2]).reshape([batch * nKv, hd, total]) as tf.Tensor3D;
       // the 1/√d scale goes on q, not on the [L, T] scores: one fewer score-sized tensor kept for the backward pass
-      const qScaled = q.mul(1 / Math.sqrt(hd));
-      const scores = matMul3d(qScaled.reshape([batch * nKv, groups * len, hd]) as tf.Tensor3D, kT)
-        .reshape([batch, nH, len, total])
-        .add(bias);
-      const probs = tf.softmax(scores).reshape([batch * nKv, groups * len, total]) as tf.Tensor3D;
-      const attn = matMul3d(probs, v.reshape([batch * nKv, total, hd]) as tf.Tensor3D).reshape([batch, nH, len, hd]); // [B, nH, L, hd]
+      const attn = attention({ q: q.mul(1 / Math.sqrt(hd)), k, v, causal, keyMask: fullMask });
       const merged = attn.transpose([0, 2, 1, 3]).reshape([batch, len, c.num_attention_heads * hd]);
       x = x.add(linear(merged, this.w(`${p}self_attn.o_proj.weight`)));
       const h2 = rmsNorm(x, this.w(`${p}post_attention_layernorm.weight`), c.rms_norm_eps);
@@ -259,6 +260,7 @@ export class Qwen2Model {
     for (const v of this.weights.values()) v.dispose();
     this.weights.clear();
     this.invFreq.dispose();
+    this.rotation.dispose();
   }
 }
 
