@@ -1,11 +1,11 @@
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
-import { attention, attentionPerRow, type AttentionInputs } from '../src/model/attention.js';
+import { attention, batchedMask, perRowMask } from '../src/model/attention.js';
 import { maxAbsDiff } from './fixtures.js';
 
 /** 2 sequences (the second left-padded by 3), 4 query heads over 2 KV heads, 5 cached keys before 7 new queries. */
-function inputs(): AttentionInputs {
+function inputs() {
   const [batch, nH, nKv, len, past, hd] = [2, 4, 2, 7, 5, 8];
   const total = past + len;
   const rand = (shape: number[], seed: number) => tf.randomNormal(shape, 0, 1, 'float32', seed);
@@ -29,8 +29,11 @@ for (const backend of ['cpu', 'wasm'] as const) {
     it('the per-row path (wasm, long sequences) gives the batched path’s values and gradients', async () => {
       await initBackend(backend);
       const x = inputs();
-      const loss = (f: typeof attention) => (q: tf.Tensor, k: tf.Tensor, v: tf.Tensor) =>
-        f({ ...x, q: q as tf.Tensor4D, k: k as tf.Tensor4D, v: v as tf.Tensor4D })
+      const masks = { batched: batchedMask(x.causal, x.keyMask), perRow: perRowMask(x.causal, x.keyMask) };
+      const run = (path: keyof typeof masks) => (q: tf.Tensor, k: tf.Tensor, v: tf.Tensor) =>
+        attention({ q: q as tf.Tensor4D, k: k as tf.Tensor4D, v: v as tf.Tensor4D, mask: masks[path] });
+      const loss = (path: keyof typeof masks) => (q: tf.Tensor, k: tf.Tensor, v: tf.Tensor) =>
+        run(path)(q, k, v)
           .mul(
             tf
               .range(1, 1 + 2 * 4 * 7 * 8)
@@ -38,13 +41,12 @@ for (const backend of ['cpu', 'wasm'] as const) {
               .div(100),
           )
           .sum() as tf.Scalar;
-      // at this size attention() itself takes the batched path on every backend
-      const batched = attention(x);
-      const perRow = attentionPerRow(x);
+      const batched = run('batched')(x.q, x.k, x.v);
+      const perRow = run('perRow')(x.q, x.k, x.v);
       expect(perRow.shape).toEqual([2, 4, 7, 8]);
       expect(maxAbsDiff(await flat(perRow), await flat(batched))).toBeLessThan(1e-5);
-      const gB = tf.grads(loss(attention))([x.q, x.k, x.v]);
-      const gR = tf.grads(loss(attentionPerRow))([x.q, x.k, x.v]);
+      const gB = tf.grads(loss('batched'))([x.q, x.k, x.v]);
+      const gR = tf.grads(loss('perRow'))([x.q, x.k, x.v]);
       for (let i = 0; i < 3; i++) {
         expect(maxAbsDiff(await flat(gR[i]!), await flat(gB[i]!))).toBeLessThan(1e-4);
         expect((await flat(gB[i]!)).some((g) => Math.abs(g) > 1e-3)).toBe(true);

@@ -3,16 +3,43 @@ import { matMul2d } from './matmul.js';
 
 const NEG_INF = -1e9;
 
+/**
+ * The additive attention mask of one forward pass (0 where query i may see key j, −1e9 elsewhere),
+ * built once and shared by every layer, in the layout of the attention path it selects:
+ * `batched` [B, 1, L, T], or `perRow` one [L, T] per sequence.
+ */
+export type AttentionMask = { batched: tf.Tensor4D } | { perRow: tf.Tensor2D[] };
+
+const toBias = (allowed: tf.Tensor) => tf.sub(1, allowed).mul(NEG_INF);
+
+/** `causal` [L, T]: 1 where query i may see key j; `keyMask` [B, T]: 1 for real tokens, 0 for left padding. */
+export function batchedMask(causal: tf.Tensor2D, keyMask: tf.Tensor2D): AttentionMask {
+  return { batched: toBias(causal.expandDims(0).mul(keyMask.toFloat().expandDims(1))).expandDims(1) as tf.Tensor4D };
+}
+
+export function perRowMask(causal: tf.Tensor2D, keyMask: tf.Tensor2D): AttentionMask {
+  const [batch, total] = keyMask.shape;
+  const keys = keyMask.toFloat();
+  return { perRow: Array.from({ length: batch }, (_, b) => toBias(causal.mul(keys.slice([b, 0], [1, total]))) as tf.Tensor2D) };
+}
+
+/**
+ * The mask for `groups` query heads per KV head. wasm copies slices at ~200 MB/s, so batching and
+ * then cutting the [L, T] score matrices per row (its 2-D products are the fast ones) cost more than
+ * the products: long sequences there go row by row from the start.
+ */
+export function attentionMask(causal: tf.Tensor2D, keyMask: tf.Tensor2D, groups: number): AttentionMask {
+  const [len, total] = causal.shape;
+  return tf.getBackend() === 'wasm' && groups * len * total >= 1 << 16 ? perRowMask(causal, keyMask) : batchedMask(causal, keyMask);
+}
+
 export interface AttentionInputs {
   /** Queries [B, nH, L, hd], already scaled by 1/√hd. */
   q: tf.Tensor4D;
   /** Keys and values [B, nKv, T, hd] (the cache included). */
   k: tf.Tensor4D;
   v: tf.Tensor4D;
-  /** Causal band [L, T]: 1 where query i may see key j. */
-  causal: tf.Tensor2D;
-  /** Real keys [B, T]: 1 for tokens, 0 for left padding. */
-  keyMask: tf.Tensor2D;
+  mask: AttentionMask;
 }
 
 /**
@@ -23,37 +50,30 @@ export interface AttentionInputs {
 export function attention(x: AttentionInputs): tf.Tensor4D {
   const [batch, nH, len, hd] = x.q.shape;
   const [, nKv, total] = x.k.shape;
-  // wasm copies slices at ~200 MB/s, so batching and then cutting the [L, T] score matrices per row
-  // (its 2-D products are the fast ones) cost more than the products; go row by row from the start
-  if (tf.getBackend() === 'wasm' && (nH / nKv) * len * total >= 1 << 16) return attentionPerRow(x);
   const groups = nH / nKv;
-  const allowed = x.causal.expandDims(0).mul(x.keyMask.toFloat().expandDims(1)); // [B, L, T]
-  const bias = tf.sub(1, allowed).mul(NEG_INF).expandDims(1); // [B, 1, L, T]
+  if ('perRow' in x.mask) return attentionPerRow(x, x.mask.perRow);
   // q·kᵀ with the transpose folded into the product: a decode step would otherwise copy the whole key cache
   const k = x.k.reshape([batch * nKv, total, hd]) as tf.Tensor3D;
   const scores = tf
     .matMul(x.q.reshape([batch * nKv, groups * len, hd]) as tf.Tensor3D, k, false, true)
     .reshape([batch, nH, len, total])
-    .add(bias);
+    .add(x.mask.batched);
   const probs = tf.softmax(scores).reshape([batch * nKv, groups * len, total]) as tf.Tensor3D;
   return tf.matMul(probs, x.v.reshape([batch * nKv, total, hd]) as tf.Tensor3D).reshape([batch, nH, len, hd]);
 }
 
 /** The same product, one plain 2-D chain per (sequence, KV head): only the small q/k/v are cut. */
-export function attentionPerRow(x: AttentionInputs): tf.Tensor4D {
+function attentionPerRow(x: AttentionInputs, bias: tf.Tensor2D[]): tf.Tensor4D {
   const [batch, nH, len, hd] = x.q.shape;
   const [, nKv, total] = x.k.shape;
   const groups = nH / nKv;
-  const keyMask = x.keyMask.toFloat();
   const out: tf.Tensor[] = [];
   for (let b = 0; b < batch; b++) {
-    const allowed = x.causal.mul(keyMask.slice([b, 0], [1, total])); // [L, T]
-    const bias = tf.sub(1, allowed).mul(NEG_INF);
     for (let j = 0; j < nKv; j++) {
       const q = x.q.slice([b, j * groups, 0, 0], [1, groups, len, hd]).reshape([groups * len, hd]) as tf.Tensor2D;
       const k = x.k.slice([b, j, 0, 0], [1, 1, total, hd]).reshape([total, hd]) as tf.Tensor2D;
       const v = x.v.slice([b, j, 0, 0], [1, 1, total, hd]).reshape([total, hd]) as tf.Tensor2D;
-      const scores = matMul2d(q, k.transpose()).reshape([groups, len, total]).add(bias);
+      const scores = matMul2d(q, k.transpose()).reshape([groups, len, total]).add(bias[b]!);
       const probs = tf.softmax(scores).reshape([groups * len, total]) as tf.Tensor2D;
       out.push(matMul2d(probs, v).reshape([groups, len, hd]));
     }

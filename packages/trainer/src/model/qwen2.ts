@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { headDim, type Qwen2Config } from './config.js';
-import { attention } from './attention.js';
+import { attention, attentionMask } from './attention.js';
 import { linear } from './matmul.js';
 import type { TensorData } from './safetensors.js';
 
@@ -180,6 +180,7 @@ export class Qwen2Model {
     const causal = tf
       .lessEqual(tf.range(0, total, 1, 'int32').expandDims(0), tf.range(pastLen, pastLen + len, 1, 'int32').expandDims(1))
       .toFloat() as tf.Tensor2D; // [L, T]
+    const maskBias = attentionMask(causal, fullMask, c.num_attention_heads / c.num_key_value_heads);
 
     let x: tf.Tensor = embed(this.w('model.embed_tokens.weight') as tf.Tensor2D, ids);
     const newKeys: tf.Tensor4D[] = [];
@@ -202,7 +203,7 @@ export class Qwen2Model {
         newValues.push(tf.keep(v));
       }
       // the 1/√d scale goes on q, not on the [L, T] scores: one fewer score-sized tensor kept for the backward pass
-      const attn = attention({ q: q.mul(1 / Math.sqrt(hd)), k, v, causal, keyMask: fullMask });
+      const attn = attention({ q: q.mul(1 / Math.sqrt(hd)), k, v, mask: maskBias });
       const merged = attn.transpose([0, 2, 1, 3]).reshape([batch, len, c.num_attention_heads * hd]);
       x = x.add(linear(merged, this.w(`${p}self_attn.o_proj.weight`)));
       const h2 = rmsNorm(x, this.w(`${p}post_attention_layernorm.weight`), c.rms_norm_eps);
