@@ -57,13 +57,14 @@ export const ATTENTION_BUDGET = 12 * 1024 * 1024;
 
 /**
  * Split samples into runs of at most `maxTokens` padded tokens, at most `maxRows` rows, and at
- * most ATTENTION_BUDGET attention scores for `heads` heads.
+ * most ATTENTION_BUDGET attention scores for `heads` heads. Runs take the samples shortest first,
+ * so that each pads little; callers that need the input order map results back through the items.
  */
 export function chunkByTokens<T extends { ids: number[] }>(items: T[], maxTokens: number, maxRows = Infinity, heads = 4): T[][] {
   const out: T[][] = [];
   let cur: T[] = [];
   let longest = 0;
-  for (const it of items) {
+  for (const it of [...items].sort((a, b) => a.ids.length - b.ids.length)) {
     const l = Math.max(longest, it.ids.length);
     const rows = cur.length + 1;
     if (cur.length && (rows * l > maxTokens || cur.length >= maxRows || rows * heads * l * l > ATTENTION_BUDGET)) {
@@ -87,6 +88,13 @@ export function unpackRows(data: Float32Array, rows: { ids: number[] }[], width:
   });
 }
 
+const indexed = (samples: { ids: number[] }[]) => samples.map((s, at) => ({ ids: s.ids, at }));
+
+/** Put a chunk's per-sample results at their samples' input positions. */
+function placeRows(into: number[][], chunk: { at: number }[], rows: number[][]): void {
+  chunk.forEach((c, i) => (into[c.at] = rows[i]!));
+}
+
 /** Per-position log-probs and entropies of `model` on each sample's dialogue (no gradient). */
 export async function scoreSamples(
   model: Qwen2Model,
@@ -97,7 +105,7 @@ export async function scoreSamples(
 ): Promise<{ logProbs: number[][]; entropy: number[][] }> {
   const logProbs: number[][] = [];
   const entropy: number[][] = [];
-  for (const chunk of chunkByTokens(samples, maxTokens, Infinity, model.config.num_attention_heads)) {
+  for (const chunk of chunkByTokens(indexed(samples), maxTokens, Infinity, model.config.num_attention_heads)) {
     await yieldToEventLoop();
     const packed = packSequences(
       chunk.map((s) => ({ ids: s.ids, lossMask: [] })),
@@ -108,8 +116,8 @@ export async function scoreSamples(
       return [r.logProbs, r.entropy!];
     });
     const width = packed.ids.shape[1] - 1;
-    logProbs.push(...unpackRows((await lp!.data()) as Float32Array, chunk, width));
-    entropy.push(...unpackRows((await ent!.data()) as Float32Array, chunk, width));
+    placeRows(logProbs, chunk, unpackRows((await lp!.data()) as Float32Array, chunk, width));
+    placeRows(entropy, chunk, unpackRows((await ent!.data()) as Float32Array, chunk, width));
     tf.dispose([lp!, ent!, packed.ids, packed.mask, packed.targetMask]);
   }
   return { logProbs, entropy };
@@ -123,7 +131,7 @@ export async function valueSamples(
   maxTokens: number,
 ): Promise<number[][]> {
   const out: number[][] = [];
-  for (const chunk of chunkByTokens(samples, maxTokens, Infinity, critic.config.num_attention_heads)) {
+  for (const chunk of chunkByTokens(indexed(samples), maxTokens, Infinity, critic.config.num_attention_heads)) {
     await yieldToEventLoop();
     const packed = packSequences(
       chunk.map((s) => ({ ids: s.ids, lossMask: [] })),
@@ -133,7 +141,7 @@ export async function valueSamples(
       const all = critic.values(critic.hidden(packed.ids, packed.mask).hidden);
       return all.slice([0, 0], [all.shape[0], all.shape[1] - 1]);
     });
-    out.push(...unpackRows((await v.data()) as Float32Array, chunk, packed.ids.shape[1] - 1));
+    placeRows(out, chunk, unpackRows((await v.data()) as Float32Array, chunk, packed.ids.shape[1] - 1));
     tf.dispose([v, packed.ids, packed.mask, packed.targetMask]);
   }
   return out;

@@ -16,9 +16,6 @@ export interface UpdateStats {
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
-/** Micro-batches of similar lengths pad less (gradients accumulate over the mini-batch, so order is free). */
-const byLength = (mini: Sample[]) => [...mini].sort((a, b) => a.ids.length - b.ids.length);
-
 /** A micro-batch's token ids packed for the model, and per-token rows (mask, advantages, …) padded to the scored width. */
 function packMicroBatch(micro: Sample[], padId: number, ...rowsOf: ((s: Sample) => number[])[]) {
   const packed = packSequences(
@@ -46,7 +43,7 @@ export async function actorStep(
   const klInLoss = p.kl.coef > 0 && p.kl.in === 'loss';
   const grads = new Map<string, tf.Tensor>();
   const acc = { pg: 0, clip: 0, clipLow: 0, kl: 0, klRef: 0, ent: 0, loss: 0 };
-  for (const micro of chunkByTokens(byLength(mini), maxTokens, p.microBatchSize, policy.config.num_attention_heads)) {
+  for (const micro of chunkByTokens(mini, maxTokens, p.microBatchSize, policy.config.num_attention_heads)) {
     await yieldToEventLoop();
     const { packed, rows } = packMicroBatch(
       micro,
@@ -116,7 +113,7 @@ export async function criticStep(
   const grads = new Map<string, tf.Tensor>();
   let loss = 0;
   let clipfrac = 0;
-  for (const micro of chunkByTokens(byLength(mini), maxTokens, c.ppo.microBatchSize, critic.config.num_attention_heads)) {
+  for (const micro of chunkByTokens(mini, maxTokens, c.ppo.microBatchSize, critic.config.num_attention_heads)) {
     await yieldToEventLoop();
     const { packed, width, rows } = packMicroBatch(
       micro,
