@@ -37,6 +37,24 @@ describe('frozenlake maps', () => {
   });
 });
 
+describe('frozenlake reward shaping (goal distance)', () => {
+  const shaped = () => new FrozenLakeEnv({ successRate: 1, rewardShaping: 'goal_distance' });
+  it('pays +1 per move closer, 0 for a move against the border, the hole as one move per tile, and the goal on top', () => {
+    const env = shaped();
+    env.restore(lake(MAP, [0, 0])); // 6 moves from the goal
+    expect(env.step('Right').reward).toBe(1);
+    expect(env.step('Up').reward).toBe(0);
+    expect(env.step('Down')).toMatchObject({ reward: 5 - 16, done: true });
+    env.restore(lake(MAP, [3, 2]));
+    expect(env.step('Right')).toMatchObject({ reward: 1 + 1, success: true });
+  });
+  it('is off by default', () => {
+    const env = new FrozenLakeEnv({ successRate: 1 });
+    env.restore(lake(MAP, [0, 0]));
+    expect(env.step('Right').reward).toBe(0);
+  });
+});
+
 describe('frozenlake dynamics', () => {
   it('deterministic ice moves exactly as asked; the border keeps the player in place', () => {
     const env = new FrozenLakeEnv({ successRate: 1 });

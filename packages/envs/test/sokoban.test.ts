@@ -120,6 +120,43 @@ describe('sokoban dynamics', () => {
   });
 });
 
+describe('sokoban reward shaping (solver distance)', () => {
+  const shaped = () => new SokobanEnv({ rewardShaping: 'solver_distance' });
+  it('a move one closer to the solution pays +1 on top of the step penalty, one away −1, a wall bump only the penalty', () => {
+    const env = shaped();
+    // Box at (2, 4) above the target (3, 4): the solution is Right, Down.
+    env.restore(board(ROOM, [[2, 4]], [1, 3]));
+    expect(env.step('Right').reward).toBeCloseTo(-0.1 + 1);
+    env.restore(board(ROOM, [[2, 4]], [1, 3]));
+    expect(env.step('Left').reward).toBeCloseTo(-0.1 - 1);
+    env.restore(board(ROOM, [[2, 4]], [1, 3]));
+    expect(env.step('Up').reward).toBeCloseTo(-0.1);
+  });
+  it('over an optimal solution the shaping adds exactly the start distance (it telescopes)', () => {
+    const env = shaped();
+    for (const seed of [0, 1, 2, 3]) {
+      env.reset(seed);
+      const plan = solveSokoban(env.snapshot())!;
+      const total = plan.reduce((sum, a) => sum + env.step(a).reward, 0);
+      expect(env.success).toBe(true);
+      expect(total).toBeCloseTo(plan.length * (1 - 0.1) + 1 + 10);
+    }
+  });
+  it('a push into a dead end costs one move per cell of the room, times the scale', () => {
+    const env = new SokobanEnv({ rewardShaping: 'solver_distance', shapingScale: 0.5 });
+    env.restore(board(ROOM, [[2, 2]], [3, 2]));
+    const d0 = solveSokoban(env.snapshot())!.length;
+    const r = env.step('Up'); // the box goes against the top wall; the target is in row 3
+    expect(solveSokoban(env.snapshot())).toBeNull();
+    expect(r.reward).toBeCloseTo(-0.1 + 0.5 * (d0 - 36));
+  });
+  it('is off by default: the paper reward', () => {
+    const env = new SokobanEnv();
+    env.restore(board(ROOM, [[2, 4]], [1, 3]));
+    expect(env.step(solveSokoban(env.snapshot())![0]!).reward).toBeCloseTo(-0.1);
+  });
+});
+
 describe('sokoban generation', () => {
   it('is deterministic per seed and varies across seeds', () => {
     const a = new SokobanEnv();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Rng, deriveSeed } from '../rng.js';
 import type { Env, FrozenLakeSnapshot, StepResult } from '../types.js';
+import { solveFrozenLake } from './solver.js';
 
 export const frozenLakeConfigSchema = z
   .object({
@@ -13,6 +14,13 @@ export const frozenLakeConfigSchema = z
       .default(1 / 3)
       .describe('Probability that the intended move is taken; the rest is split between the two perpendicular moves. 1 = deterministic'),
     maxSteps: z.number().int().min(1).max(1000).default(100),
+    rewardShaping: z
+      .enum(['none', 'goal_distance'])
+      .default('none')
+      .describe(
+        'goal_distance adds shapingScale × (moves to the goal before − after) to each step reward, a hole counting one move per tile: potential-based shaping (Ng et al. 1999), which keeps the optimal policy',
+      ),
+    shapingScale: z.number().min(0).max(100).default(1),
   })
   .strict();
 export type FrozenLakeConfig = z.infer<typeof frozenLakeConfigSchema>;
@@ -116,6 +124,12 @@ export class FrozenLakeEnv implements Env<FrozenLakeSnapshot> {
     return this.render();
   }
 
+  /** Fewest moves to the goal on still ice; from a hole, one move per tile. */
+  private distanceToGoal(): number {
+    const path = this.tile() === 'H' ? null : solveFrozenLake(this.snapshot());
+    return path ? path.length : this.config.size * this.config.size;
+  }
+
   step(action: string): StepResult {
     const index = FROZENLAKE_ACTIONS.findIndex((a) => a.toLowerCase() === action.trim().toLowerCase());
     if (index < 0 || this._done) {
@@ -139,13 +153,16 @@ export class FrozenLakeEnv implements Env<FrozenLakeSnapshot> {
       u -= o.p;
     }
     const before = this.player;
+    const shaping = this.config.rewardShaping === 'goal_distance';
+    const distanceBefore = shaping ? this.distanceToGoal() : 0;
     this.player = lakeMove(this.config.size, before, taken);
     this.steps += 1;
     const tile = this.tile();
     this._done = tile === 'G' || tile === 'H' || this.steps >= this.config.maxSteps;
+    const shaped = shaping ? this.config.shapingScale * (distanceBefore - this.distanceToGoal()) : 0;
     return {
       observation: this.render(),
-      reward: tile === 'G' ? 1 : 0,
+      reward: (tile === 'G' ? 1 : 0) + shaped,
       done: this._done,
       success: tile === 'G',
       actionValid: true,

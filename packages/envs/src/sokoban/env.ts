@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { Rng, deriveSeed } from '../rng.js';
 import type { Env, SokobanSnapshot, StepResult } from '../types.js';
+import { SOKOBAN_ACTIONS } from './actions.js';
 import { BOX, BOX_ON_TARGET, DELTAS, FLOOR, GenerationFailed, PLAYER, TARGET, WALL, generateRoom } from './generate.js';
+import { solveSokoban } from './solver.js';
 
 export const sokobanConfigSchema = z
   .object({
@@ -12,11 +14,18 @@ export const sokobanConfigSchema = z
     maxExploredStates: z.number().int().min(100).max(1_000_000).default(300_000),
     maxSteps: z.number().int().min(1).max(1000).default(100).describe('Primitive actions before the episode ends'),
     observationFormat: z.enum(['grid', 'grid_coord']).default('grid'),
+    rewardShaping: z
+      .enum(['none', 'solver_distance'])
+      .default('none')
+      .describe(
+        'solver_distance adds shapingScale × (moves to solve before − after) to each step reward: potential-based shaping (Ng et al. 1999), which keeps the optimal policy',
+      ),
+    shapingScale: z.number().min(0).max(100).default(1),
   })
   .strict();
 export type SokobanConfig = z.infer<typeof sokobanConfigSchema>;
 
-export const SOKOBAN_ACTIONS = ['Up', 'Down', 'Left', 'Right'] as const;
+export { SOKOBAN_ACTIONS };
 export const SOKOBAN_LEGEND = '#: wall, _: empty, O: target, √: box on target, X: box, P: player, S: player on target';
 
 /** Symbols for the room-state codes, with 6 = player on target. */
@@ -32,6 +41,8 @@ export class SokobanEnv implements Env<SokobanSnapshot> {
   private steps = 0;
   private boxesOnTarget = 0;
   private _done = false;
+  /** Moves the solver needs from the current state (only kept when rewardShaping is on). */
+  private distance = 0;
 
   constructor(config: Partial<SokobanConfig> = {}) {
     this.config = sokobanConfigSchema.parse(config);
@@ -62,7 +73,18 @@ export class SokobanEnv implements Env<SokobanSnapshot> {
     this.steps = 0;
     this._done = false;
     this.boxesOnTarget = countBoxesOnTarget(this.state);
+    if (this.shaping) this.distance = this.distanceToSolve();
     return this.render();
+  }
+
+  private get shaping(): boolean {
+    return this.config.rewardShaping === 'solver_distance';
+  }
+
+  /** Fewest moves to solve; a deadlock (or a room too big for the search budget) counts as one move per cell. */
+  private distanceToSolve(): number {
+    const plan = solveSokoban(this.snapshot(), { maxStates: 100_000 });
+    return plan ? plan.length : this.config.rows * this.config.cols;
   }
 
   step(action: string): StepResult {
@@ -102,6 +124,11 @@ export class SokobanEnv implements Env<SokobanSnapshot> {
     else if (onTarget < this.boxesOnTarget) reward -= 1;
     this.boxesOnTarget = onTarget;
     if (this.success) reward += 10;
+    if (this.shaping && moved) {
+      const before = this.distance;
+      this.distance = this.distanceToSolve();
+      reward += this.config.shapingScale * (before - this.distance);
+    }
     this._done = this.success || this.steps >= this.config.maxSteps;
     return { observation: this.render(), reward, done: this._done, success: this.success, actionValid: true, actionEffective: moved };
   }
@@ -133,6 +160,7 @@ export class SokobanEnv implements Env<SokobanSnapshot> {
     this.steps = s.steps;
     this.boxesOnTarget = countBoxesOnTarget(this.state);
     this._done = s.done;
+    if (this.shaping) this.distance = this.distanceToSolve();
   }
 
   snapshot(): SokobanSnapshot {

@@ -1,5 +1,5 @@
 import type { SokobanSnapshot } from '../types.js';
-import { SOKOBAN_ACTIONS } from './env.js';
+import { SOKOBAN_ACTIONS } from './actions.js';
 
 const DELTAS: readonly (readonly [number, number])[] = [
   [-1, 0],
