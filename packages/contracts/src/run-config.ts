@@ -66,7 +66,7 @@ const formatSchema = z
   })
   .strict();
 
-export const ADV_ESTIMATORS = ['gae', 'grpo', 'reinforce', 'bilevel_gae', 'gigpo'] as const;
+export const ADV_ESTIMATORS = ['gae', 'grpo', 'reinforce', 'bilevel_gae', 'gigpo', 'turn_return'] as const;
 export const LOSS_AGG_MODES = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'] as const;
 
 const algorithmSchema = z
@@ -74,7 +74,7 @@ const algorithmSchema = z
     advEstimator: z.enum(ADV_ESTIMATORS).default('gae'),
     gamma: z.number().min(0).max(1).default(1),
     lambda: z.number().min(0).max(1).default(1),
-    highLevelGamma: z.number().min(0).max(1).default(0.95).describe('Turn-level γ of bi-level GAE'),
+    highLevelGamma: z.number().min(0).max(1).default(0.95).describe('Turn-level γ of bi-level GAE and turn_return'),
     grpoNormByStd: z.boolean().default(true).describe('false = Dr.GRPO (no division by the group std)'),
     rewardNormalization: z
       .object({
@@ -91,6 +91,16 @@ const algorithmSchema = z
       .max(1)
       .default(1)
       .describe('Multiplies negative advantages after estimation: 1 = as estimated, 0 = learn from better-than-average turns only'),
+    turnCredit: z
+      .enum(['sum', 'weakest'])
+      .default('sum')
+      .describe(
+        "turn_return's reward of a turn: the sum of its actions' rewards, or weakest = its action count × its worst action's reward",
+      ),
+    groundedCreditOnly: z
+      .boolean()
+      .default(false)
+      .describe('turn_return: a turn whose think text contradicts the state (the reasoning checks) gets no positive credit'),
     gigpo: z
       .object({
         stepWeight: z.number().min(0).default(1),

@@ -233,3 +233,59 @@ describe('negative advantage scale (positive-sample reinforcement)', () => {
     expect(psr[1]!.returns).toEqual([-0.5, -0.5]);
   });
 });
+
+describe('turn_return', () => {
+  // ids 0..7; positions are ids[1..]: two turns, tokens 1–3 and 5–6 trained, 4 is an observation token.
+  const sample = (): Sample => ({
+    traj: {
+      group: 0,
+      ids: [0, 1, 2, 3, 4, 5, 6, 7],
+      turnSpans: [
+        [1, 4],
+        [5, 7],
+      ],
+      turnRewards: [0.9, 10.9],
+      // Turn 1: a move closer (+0.9), a wall bump (−0.1), another move closer; turn 2: a move closer, then the solving push.
+      turns: [
+        { actionRewards: [0.9, -0.1, 0.9], penalty: -0.8 },
+        { actionRewards: [0.9, 11.9], penalty: 0, diagnostics: { contradicted: 1 } },
+      ],
+    } as unknown as Sample['traj'],
+    ids: [0, 1, 2, 3, 4, 5, 6, 7],
+    mask: [1, 1, 1, 0, 1, 1, 0],
+    rewards: [0, 0, 0, 0, 0, 11.8, 0],
+    oldLogProbs: new Array(7).fill(0),
+    refLogProbs: null,
+    values: null,
+    advantages: new Array(7).fill(0),
+    returns: new Array(7).fill(0),
+    entropy: new Array(7).fill(0),
+  });
+  const run = (algorithm: Record<string, unknown>) => {
+    const s = sample();
+    computeAdvantages(
+      [s],
+      buildRunConfig(undefined, { algorithm: { advEstimator: 'turn_return', whitenAdvantages: false, ...algorithm } }),
+    );
+    return s.advantages;
+  };
+  it('γ = 0: each turn gets its own reward; observation tokens get 0', () => {
+    expect(run({ highLevelGamma: 0 })).toEqual([0.9, 0.9, 0.9, 0, 10.9, 10.9, 0]);
+  });
+  it('γ = 0.5 adds the discounted later turns; the advantage clip bounds it', () => {
+    const a = run({ highLevelGamma: 0.5 });
+    expect(a[0]).toBeCloseTo(0.9 + 0.5 * 10.9);
+    expect(a[4]).toBeCloseTo(10.9);
+    expect(run({ highLevelGamma: 0, advantageClip: 3 })).toEqual([0.9, 0.9, 0.9, 0, 3, 3, 0]);
+  });
+  it('weakest credit: a turn is worth its action count times its worst action, plus its penalty', () => {
+    const a = run({ highLevelGamma: 0, turnCredit: 'weakest' });
+    expect(a[0]).toBeCloseTo(3 * -0.1 - 0.8);
+    expect(a[4]).toBeCloseTo(2 * 0.9);
+    expect(a[3]).toBe(0);
+  });
+  it('grounded credit only: a turn with a contradicted claim keeps its negative credit but loses its positive one', () => {
+    expect(run({ highLevelGamma: 0, groundedCreditOnly: true })).toEqual([0.9, 0.9, 0.9, 0, 0, 0, 0]);
+    expect(run({ highLevelGamma: 0, turnCredit: 'weakest', groundedCreditOnly: true })[0]).toBeCloseTo(-1.1);
+  });
+});

@@ -95,6 +95,7 @@ export async function rollout(
           actionSeparator: s.actionSeparator,
         });
         const executed: string[] = [];
+        const actionRewards: number[] = [];
         let envReward = 0;
         let effective = 0;
         let done = false;
@@ -102,6 +103,7 @@ export async function rollout(
           if (executed.length >= x.actionsLeft) break;
           const r = x.env.step(action);
           executed.push(action);
+          actionRewards.push(r.reward);
           envReward += r.reward;
           if (r.actionEffective) effective++;
           if (r.done) {
@@ -120,6 +122,7 @@ export async function rollout(
           executed,
           effectiveCount: effective,
           envReward,
+          actionRewards,
           penalty,
           done,
           promptTokens: prompts[i]!.length,

@@ -15,6 +15,8 @@ export interface RolloutTurn {
   effectiveCount: number;
   /** Sum of the environment's rewards this turn. */
   envReward: number;
+  /** The reward of each executed action, in order. */
+  actionRewards: number[];
   /** Format penalty applied this turn (0 or the configured negative value). */
   penalty: number;
   done: boolean;

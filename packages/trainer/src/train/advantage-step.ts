@@ -9,10 +9,27 @@ import {
   normalizeScores,
   tokenReturns,
 } from '../algo/advantages.js';
+import type { RolloutTurn } from '../rollout/types.js';
 import { turnEndPositions, turnOfPosition, type Sample } from './batch.js';
 
 function groupKeys(samples: Sample[], grouping: RunConfig['algorithm']['rewardNormalization']['grouping']): (string | number)[] {
   return samples.map((s) => (grouping === 'batch' ? 0 : grouping === 'inductive' ? s.traj.env : s.traj.group));
+}
+
+/**
+ * A turn's plan is as good as its worst move: the action count times the lowest action reward, plus the
+ * format penalty. With shaping, one bad move makes the whole reply non-positive, so positive-only
+ * credit never reinforces the bad tail of a long plan (36% of positive summed turns had one, S9-A).
+ */
+function weakestCredit(t: RolloutTurn): number {
+  const worst = t.actionRewards.length ? Math.min(...t.actionRewards) : 0;
+  return t.actionRewards.length * worst + t.penalty;
+}
+
+/** Each trained token gets the value of the turn it belongs to. */
+function byTurn(s: Sample, perTurn: readonly number[]): number[] {
+  const turnOf = turnOfPosition(s.traj);
+  return s.mask.map((m, t) => (m && turnOf[t]! >= 0 ? perTurn[turnOf[t]!]! : 0));
 }
 
 function broadcast(s: Sample, value: number): number[] {
@@ -22,6 +39,9 @@ function broadcast(s: Sample, value: number): number[] {
 /**
  * Fill `advantages` and `returns` of every sample for the configured estimator. Scores are the
  * trajectory rewards including format penalties (RAGEN adds the penalty before normalisation).
+ * `turn_return` (not in RAGEN) gives each turn's tokens its discounted return over turn rewards,
+ * Σ_j γ^(j−k) r_j with the high-level γ, and no baseline: with γ = 0 and a potential-shaped reward
+ * (Sokoban's `rewardShaping`) a turn's advantage is the progress its own actions made.
  */
 export function computeAdvantages(samples: Sample[], c: RunConfig): void {
   const a = c.algorithm;
@@ -79,12 +99,17 @@ export function computeAdvantages(samples: Sample[], c: RunConfig): void {
       const adv = gigpoAdvantages(rows, { stepWeight: a.gigpo.stepWeight, mode: a.gigpo.mode });
       const perTurn = samples.map((s) => new Array<number>(s.traj.turns.length).fill(0));
       rows.forEach((r, j) => (perTurn[r.sample]![r.turn] = adv.total[j]!));
-      samples.forEach((s, i) => {
-        const turnOf = turnOfPosition(s.traj);
-        s.advantages = s.returns = s.mask.map((m, t) => (m && turnOf[t]! >= 0 ? perTurn[i]![turnOf[t]!]! : 0));
-      });
+      samples.forEach((s, i) => (s.advantages = s.returns = byTurn(s, perTurn[i]!)));
       break;
     }
+    case 'turn_return':
+      for (const s of samples) {
+        let rewards = a.turnCredit === 'sum' ? s.traj.turnRewards : s.traj.turns.map(weakestCredit);
+        if (a.groundedCreditOnly)
+          rewards = rewards.map((r, k) => ((s.traj.turns[k]!.diagnostics?.contradicted ?? 0) > 0 ? Math.min(r, 0) : r));
+        s.advantages = s.returns = byTurn(s, discountedReturns(rewards, a.highLevelGamma));
+      }
+      break;
   }
   if (a.whitenAdvantages) {
     const white = maskedWhiten(
