@@ -70,28 +70,36 @@ export const PRESETS: Record<PresetName, Preset> = {
   'quick-cpu': {
     name: 'quick-cpu',
     description:
-      'Small enough to train for an hour on 2 CPU cores: starpo-tiny, 8 groups × 8 rollouts at T 0.7, 96-token replies, StarPO-S with GiGPO (no std), lr 2e-4.',
-    // Measured in docs/results/learn-quick-cpu.md: dividing by the group std turned the per-action penalty
-    // into the signal, and token-mean weighted long failures over short successes; at lr 5e-4 a few
-    // successes per step taught a state-blind "Down" prior (71% of actions by step 5), which 2e-4 avoided.
+      'Small enough to train for an hour on 2 CPU cores: starpo-tiny, 32 groups × 2 rollouts at T 0.7, 96-token replies, solver-shaped rewards credited turn by turn, positive turns only, lr 5e-4.',
+    // Measured in docs/results/learn-quick-cpu.md. With the paper's sparse trajectory reward an hour of
+    // RL moved starpo-tiny by 0–3 points (sessions 1–8): too few successes, credited to every turn alike.
+    // Potential-based shaping (the env's solver distance) tells each turn what its own moves achieved;
+    // turn_return with γ 0 credits the turn with exactly that; negative turns are dropped (PSR), which
+    // keeps the base's grounded think text. Every group carries signal, so the variance filter is off.
     overrides: merge(stabilized, {
       model: { base: 'starpo-tiny/tiny' },
-      algorithm: { advEstimator: 'gigpo', gigpo: { mode: 'mean_norm' } },
+      algorithm: {
+        advEstimator: 'turn_return',
+        highLevelGamma: 0,
+        whitenAdvantages: false,
+        advantageClip: 3,
+        negativeAdvantageScale: 0,
+      },
       rollout: {
-        envGroups: 8,
-        groupSize: 8,
+        envGroups: 32,
+        groupSize: 2,
         temperature: 0.7,
         maxNewTokens: 96,
         maxContextTokens: 1024,
         validation: { size: 64, every: 5 },
       },
-      filter: { ratio: 0.5 },
+      filter: { ratio: 1 },
       ppo: {
-        miniBatchSize: 32,
+        miniBatchSize: 16,
         microBatchSize: 16,
         epochs: 2,
         lossAggMode: 'seq-mean-token-mean',
-        actorLr: 2e-4,
+        actorLr: 5e-4,
         criticLr: 3e-4,
         weightDecay: 0,
       },
@@ -99,7 +107,10 @@ export const PRESETS: Record<PresetName, Preset> = {
     }),
     // RAGEN HEAD's CoordSokoban: positions are listed above the grid. starpo-tiny cannot count its way to a
     // cell of the raw grid (91–94% of its position claims were wrong), docs/results/learn-quick-cpu.md.
-    envConfig: { sokoban: { observationFormat: 'grid_coord' } },
+    envConfig: {
+      sokoban: { observationFormat: 'grid_coord', rewardShaping: 'solver_distance' },
+      frozenlake: { rewardShaping: 'goal_distance' },
+    },
   },
 };
 

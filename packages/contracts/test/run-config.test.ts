@@ -126,9 +126,10 @@ describe('presets', () => {
     expect(built.gigpo).toMatchObject({ algorithm: { advEstimator: 'gigpo', gamma: 0.95 } });
     expect(built['quick-cpu']).toMatchObject({
       model: { base: 'starpo-tiny/tiny' },
-      algorithm: { advEstimator: 'gigpo', gigpo: { mode: 'mean_norm' } },
-      rollout: { envGroups: 8, groupSize: 8, temperature: 0.7 },
-      ppo: { lossAggMode: 'seq-mean-token-mean', epochs: 2, actorLr: 2e-4 },
+      algorithm: { advEstimator: 'turn_return', highLevelGamma: 0, negativeAdvantageScale: 0, advantageClip: 3 },
+      rollout: { envGroups: 32, groupSize: 2, temperature: 0.7 },
+      filter: { ratio: 1 },
+      ppo: { lossAggMode: 'seq-mean-token-mean', epochs: 2, miniBatchSize: 16, actorLr: 5e-4 },
     });
     expect(Object.keys(PRESETS)).toEqual([...PRESET_NAMES]);
   });
@@ -143,6 +144,9 @@ describe('presets', () => {
       buildRunConfig('quick-cpu', { env: { name: 'sokoban', config: { observationFormat: 'grid' } } }).env.config.observationFormat,
     ).toBe('grid');
     expect(buildRunConfig('quick-cpu', { env: { name: 'frozenlake' } }).env.config).not.toHaveProperty('observationFormat');
+    expect(buildRunConfig('quick-cpu').env.config.rewardShaping).toBe('solver_distance');
+    expect(buildRunConfig('quick-cpu', { env: { name: 'frozenlake' } }).env.config.rewardShaping).toBe('goal_distance');
+    expect(buildRunConfig('starpo-s-grpo').env.config.rewardShaping).toBe('none');
     expect(buildRunConfig('starpo-s-grpo').env.config.observationFormat).toBe('grid');
   });
 

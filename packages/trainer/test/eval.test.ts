@@ -105,7 +105,10 @@ describe('evaluation', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'starpo-base-'));
     try {
       const base = loadBaseModel('starpo-tiny/nano', 1);
-      await saveModelDir(dir, base.model, base.tokenizer, { pretrain: { env: 'sokoban', envConfig: { observationFormat: 'grid_coord' } } });
+      // Pretraining never sees rewards: a base saved without reward shaping matches a run that shapes.
+      await saveModelDir(dir, base.model, base.tokenizer, {
+        pretrain: { env: 'sokoban', envConfig: { observationFormat: 'grid_coord', rewardShaping: 'none' } },
+      });
       base.model.dispose();
       const meta = loadModelDir(dir).meta;
       const grid = buildRunConfig('quick-cpu', { env: { name: 'sokoban', config: { observationFormat: 'grid' } } });
@@ -113,6 +116,7 @@ describe('evaluation', () => {
       expect(envConfigMismatch(meta, grid)).toBe(
         'the base model was pretrained with observationFormat="grid_coord" (run: "grid"); set env.config to match unless this is intended',
       );
+      expect(coord.env.config.rewardShaping).toBe('solver_distance');
       expect(envConfigMismatch(meta, coord)).toBeNull();
       expect(envConfigMismatch(meta, buildRunConfig('quick-cpu', { env: { name: 'bandit' } }))).toBeNull();
     } finally {
