@@ -26,13 +26,13 @@ describe('runs over REST', () => {
       ownerId: owner.userId,
       status: 'queued',
       environment: 'frozenlake',
-      algorithm: 'gigpo',
+      algorithm: 'turn_return',
       preset: 'quick-cpu',
       totalSteps: 3,
       tags: ['smoke'],
     });
     const one = await get(`/api/runs/${res.body.id}`).expect(200);
-    expect(one.body.config).toMatchObject({ env: { name: 'frozenlake' }, training: { steps: 3 }, rollout: { groupSize: 8 } });
+    expect(one.body.config).toMatchObject({ env: { name: 'frozenlake' }, training: { steps: 3 }, rollout: { groupSize: 2 } });
     const list = await get('/api/runs').expect(200);
     expect(list.body.items.map((r: { id: string }) => r.id)).toContain(res.body.id);
   });
@@ -111,7 +111,7 @@ describe('runs over REST', () => {
 
     const clone = await post(`/api/runs/${run.id}/clone`, { config: { training: { steps: 7 } } }).expect(201);
     expect(clone.body).toMatchObject({ name: 'life (clone)', clonedFromId: run.id, totalSteps: 7, status: 'queued', tags: ['a'] });
-    expect(clone.body.config.rollout.groupSize).toBe(8);
+    expect(clone.body.config.rollout.groupSize).toBe(2);
     expect((await post(`/api/runs/${run.id}/clone`, { config: { training: { steps: -1 } } }).expect(400)).body.details[0].path).toBe(
       'training.steps',
     );
