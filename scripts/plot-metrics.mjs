@@ -22,7 +22,7 @@ const runs = args.map((a) => {
     .map((l) => JSON.parse(l));
   return { label, rows };
 });
-const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd'];
+const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#17becf'];
 const W = 420;
 const H = 260;
 const pad = { l: 52, r: 12, t: 28, b: 34 };
