@@ -4,6 +4,7 @@ export * from './types.js';
 export * from './rng.js';
 export * from './parse.js';
 export * from './registry.js';
+export * from './shaping.js';
 export { BUILTIN_ENV_NAMES, type BuiltinEnvName } from './builtins.js';
 export * from './sokoban/env.js';
 export { generateRoom, GenerationFailed } from './sokoban/generate.js';

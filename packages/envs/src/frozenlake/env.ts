@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Rng, deriveSeed } from '../rng.js';
 import type { Env, FrozenLakeSnapshot, StepResult } from '../types.js';
+import { shapingScaleSchema } from '../shaping.js';
 import { solveFrozenLake } from './solver.js';
 
 export const frozenLakeConfigSchema = z
@@ -20,7 +21,7 @@ export const frozenLakeConfigSchema = z
       .describe(
         'goal_distance adds shapingScale × (moves to the goal before − after) to each step reward, a hole counting one move per tile: potential-based shaping (Ng et al. 1999), which keeps the optimal policy',
       ),
-    shapingScale: z.number().min(0).max(100).default(1),
+    shapingScale: shapingScaleSchema,
   })
   .strict();
 export type FrozenLakeConfig = z.infer<typeof frozenLakeConfigSchema>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Rng, deriveSeed } from '../rng.js';
 import type { Env, SokobanSnapshot, StepResult } from '../types.js';
+import { shapingScaleSchema } from '../shaping.js';
 import { SOKOBAN_ACTIONS } from './actions.js';
 import { BOX, BOX_ON_TARGET, DELTAS, FLOOR, GenerationFailed, PLAYER, TARGET, WALL, generateRoom } from './generate.js';
 import { solveSokoban } from './solver.js';
@@ -20,7 +21,7 @@ export const sokobanConfigSchema = z
       .describe(
         'solver_distance adds shapingScale × (moves to solve before − after) to each step reward: potential-based shaping (Ng et al. 1999), which keeps the optimal policy',
       ),
-    shapingScale: z.number().min(0).max(100).default(1),
+    shapingScale: shapingScaleSchema,
   })
   .strict();
 export type SokobanConfig = z.infer<typeof sokobanConfigSchema>;

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import type { RunConfig } from '@starpo/contracts';
-import { Rng } from '@starpo/envs';
+import { REWARD_ONLY_CONFIG_KEYS, Rng } from '@starpo/envs';
 import { EarlyStopper, type StopRule } from '../algo/early-stop.js';
 import { adjustBatch, filterGroups } from '../algo/filter.js';
 import { klEstimate } from '../algo/losses.js';
@@ -68,15 +68,12 @@ export function rolloutSettings(c: RunConfig): RolloutSettings {
   };
 }
 
-/** Environment settings that change only the reward, which supervised pretraining never sees. */
-const REWARD_ONLY_KEYS = new Set(['rewardShaping', 'shapingScale']);
-
 /** A base pretrained on another observation format (say) than the run uses: worth a warning, not an error. */
 export function envConfigMismatch(meta: Record<string, unknown>, c: RunConfig): string | null {
   const pre = meta.pretrain as { env?: string; envConfig?: Record<string, unknown> } | undefined;
   if (!pre?.envConfig || pre.env !== c.env.name) return null;
   const diff = Object.entries(pre.envConfig).filter(
-    ([k, v]) => !REWARD_ONLY_KEYS.has(k) && JSON.stringify(c.env.config[k]) !== JSON.stringify(v),
+    ([k, v]) => !REWARD_ONLY_CONFIG_KEYS.has(k) && JSON.stringify(c.env.config[k]) !== JSON.stringify(v),
   );
   if (!diff.length) return null;
   const list = diff.map(([k, v]) => `${k}=${JSON.stringify(v)} (run: ${JSON.stringify(c.env.config[k])})`).join(', ');
