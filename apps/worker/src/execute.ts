@@ -1,6 +1,6 @@
 import { latestCheckpointFiles, type Db, type Run } from '@starpo/db';
 import { runConfigSchema } from '@starpo/contracts';
-import { loadBaseModel, train, type TrainResult } from '@starpo/trainer';
+import { loadBaseModel, startPool, train, type TrainResult } from '@starpo/trainer';
 import { DbSink } from './db-sink.js';
 import { executePretrain, materializeBaseModel } from './pretrain-job.js';
 
@@ -48,9 +48,12 @@ export async function executeRun(
     log(
       `run ${run.id} (${run.name}): ${config.env.name}, ${config.algorithm.advEstimator}, ${config.training.steps} steps${ckpt ? `, resuming from step ${ckpt.step}` : ''}`,
     );
+    // CPU backends: rollouts and gradients shared by this many threads (default one)
+    const pool = await startPool(process.env.STARPO_COMPUTE_THREADS ?? '1', base.model, base.tokenizer, log);
     try {
-      return await train({ config, base, sink, signal: stop.signal, resume: ckpt?.files });
+      return await train({ config, base, sink, signal: stop.signal, resume: ckpt?.files, pool });
     } finally {
+      await pool?.close();
       base.model.dispose();
     }
   } catch (e) {

@@ -9,3 +9,5 @@ export { modelFiles, saveModelDir, loadModelDir, type ModelBundle } from './mode
 export type { Trajectory, RolloutTurn } from './rollout/types.js';
 export { diagnoseBatch, diagnoseStoredBatch, type StoredTrajectory, type StoredDiagnosis } from './train/diagnose.js';
 export { PhaseProgress } from './cli/progress.js';
+export { ComputePool } from './parallel/pool.js';
+export { startPool } from './parallel/start.js';

@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
 import { starpoTinyConfig } from '../src/model/config.js';
 import { Qwen2Model } from '../src/model/qwen2.js';
-import { chunkByTokens, scoreSamples } from '../src/train/batch.js';
+import { buildRunConfig, type RunConfig } from '@starpo/contracts';
+import type { Trajectory } from '../src/rollout/types.js';
+import { chunkByTokens, scoreSamples, toSample, type Sample } from '../src/train/batch.js';
+import { AdamW } from '../src/train/optimizer.js';
+import { actorStep, trimToCredit } from '../src/train/update.js';
 
 describe('length-sorted scoring chunks', () => {
   it('chunkByTokens packs shortest first; scoreSamples still answers in input order', async () => {
@@ -23,3 +27,47 @@ describe('length-sorted scoring chunks', () => {
     tf.disposeVariables();
   });
 });
+
+describe('actor step on credited tokens only', () => {
+  it('trimming uncredited tails and rows leaves the update unchanged', async () => {
+    await initBackend('cpu');
+    const cfg = starpoTinyConfig('nano', 32);
+    const n = 12;
+    const sample = (i: number, credit: (t: number) => number): Sample => {
+      const s = toSample({
+        ids: Array.from({ length: n + 1 }, (_, t) => 3 + ((t * 5 + i) % 25)),
+        lossMask: Array.from({ length: n + 1 }, (_, t) => (t >= 3 ? 1 : 0)),
+        scores: new Array(n + 1).fill(0),
+      } as unknown as Trajectory);
+      s.oldLogProbs = s.mask.map((_, t) => -2 - 0.1 * ((t + i) % 3));
+      s.advantages = s.mask.map((m, t) => (m ? credit(t) : 0));
+      return s;
+    };
+    const mini = [sample(0, (t) => (t < 6 ? 1 : 0)), sample(1, () => 0), sample(2, (t) => (t === 8 ? 0.5 : 0))];
+    expect(trimToCredit(mini[0]!)!.ids.length).toBe(7);
+    expect(trimToCredit(mini[1]!)).toBeNull();
+
+    const after = async (entropyCoef: number, mode: RunConfig['ppo']['lossAggMode']) => {
+      const model = Qwen2Model.init(cfg, { seed: 3 });
+      const opt = new AdamW({ lr: 1e-2, betas: [0.9, 0.999], weightDecay: 0, maxGradNorm: 1 }, model.trainableVariables());
+      const c = buildRunConfig('starpo-s-grpo');
+      c.ppo.entropyCoef = entropyCoef;
+      c.ppo.lossAggMode = mode;
+      const r = await actorStep(model, opt, mini, c, 0, 4096);
+      const w = await Promise.all(model.trainableVariables().map((v) => v.data()));
+      opt.dispose();
+      model.dispose();
+      return { gradNorm: r.gradNorm, w: w.flatMap((x) => Array.from(x)) };
+    };
+    for (const mode of ['token-mean', 'seq-mean-token-mean'] as const) {
+      // a 1e-9 entropy bonus takes the untrimmed path with a negligible change to the gradient
+      const trimmed = await after(0, mode);
+      const full = await after(1e-9, mode);
+      expect(trimmed.gradNorm).toBeCloseTo(full.gradNorm, 5);
+      expect(maxAbs(trimmed.w, full.w)).toBeLessThan(1e-5);
+    }
+    tf.disposeVariables();
+  });
+});
+
+const maxAbs = (a: number[], b: number[]) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i]!)), 0);

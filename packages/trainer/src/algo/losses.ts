@@ -13,13 +13,14 @@ export function aggLoss(
   loss: tf.Tensor2D,
   mask: tf.Tensor2D,
   mode: LossAggMode,
-  o: { scale?: number; tokenCount?: number; seqCount?: number } = {},
+  o: { scale?: number; tokenCount?: number; seqCount?: number; rowTokens?: number[] } = {},
 ): tf.Scalar {
   return tf.tidy(() => {
     const lm = loss.mul(mask);
     if (mode === 'token-mean') return lm.sum().div(o.tokenCount ?? mask.sum().maximum(1)) as tf.Scalar;
     if (mode === 'seq-mean-token-sum-norm') return lm.sum().div(o.scale ?? loss.shape[1]) as tf.Scalar;
-    const perSeqTokens = mask.sum(1);
+    // rowTokens: each row's full token count when the rows were trimmed (see trimToCredit)
+    const perSeqTokens = o.rowTokens ? tf.tensor1d(o.rowTokens) : mask.sum(1);
     const valid = perSeqTokens.greater(0).toFloat();
     const seqs = o.seqCount ?? valid.sum().maximum(1);
     const perSeq = mode === 'seq-mean-token-mean' ? lm.sum(1).div(perSeqTokens.maximum(1)) : lm.sum(1);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { applySetting, buildRunConfig, type RunConfig, type RunConfigOverrides } from '@starpo/contracts';
 import { initBackend, type BackendChoice } from '../backend.js';
+import { startPool, WORKERS_HELP } from '../parallel/start.js';
 import { evaluateSamples } from '../train/evaluate.js';
 import { rolloutSettings } from '../train/loop.js';
 import { loadBaseModel } from '../train/models.js';
@@ -46,6 +47,7 @@ export function registerEvalCommand(program: Command, out: (line: string) => voi
     .option('--set <path=value...>', 'config overrides, e.g. --set env.config.observationFormat=grid_coord', [])
     .option('--json <file>', 'also write the metrics as JSON')
     .option('--backend <name>', 'auto | tensorflow | webgpu | wasm | cpu', 'auto')
+    .option('--workers <n>', WORKERS_HELP, '1')
     .action(async (o: Record<string, string> & { set: string[] }) => {
       const episodes = Number(o.episodes);
       if (!Number.isInteger(episodes) || episodes < 1) throw new Error('--episodes must be a positive integer');
@@ -54,6 +56,7 @@ export function registerEvalCommand(program: Command, out: (line: string) => voi
       await initBackend(o.backend as BackendChoice, out);
       const base = loadBaseModel(o.model!, 0);
       const c = evalConfig({ model: o.model!, preset: o.preset!, env: o.env, set: o.set }, base.meta);
+      const pool = await startPool(o.workers, base.model, base.tokenizer, out);
       const progress = new PhaseProgress();
       progress.phase('evaluation', episodes * samples);
       let done = 0;
@@ -70,13 +73,14 @@ export function registerEvalCommand(program: Command, out: (line: string) => voi
           topP: c.rollout.topP,
           maxNewTokens: c.rollout.maxNewTokens,
           samplerSeed: Number(o.samplerSeed),
+          pool,
           onTurn: (turn, active) => {
             if (turn === 1) done += active;
             progress.update(done, { turn });
           },
         },
         samples,
-      );
+      ).finally(() => pool?.close());
       progress.stop();
       const se = Math.sqrt(((metrics['val/success'] ?? 0) * (1 - (metrics['val/success'] ?? 0))) / episodes);
       out(`${c.env.name} ${JSON.stringify(c.env.config)}: ${episodes} episodes from seed ${o.seedBase}, temperature ${o.temperature}`);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { applySetting, buildRunConfig, type RunConfig, type RunConfigOverrides } from '@starpo/contracts';
 import { initBackend, type BackendChoice } from '../backend.js';
+import { startPool, WORKERS_HELP } from '../parallel/start.js';
 import { FileSink, latestCheckpoint } from '../train/file-sink.js';
 import { train } from '../train/loop.js';
 import { loadBaseModel } from '../train/models.js';
@@ -23,6 +24,7 @@ export function registerTrainCommand(program: Command, out: (line: string) => vo
     .option('--resume <dir>', 'continue the run in this folder from its latest checkpoint')
     .option('--backend <name>', 'auto | tensorflow | webgpu | wasm | cpu')
     .option('--time-limit <minutes>', 'end (validated and checkpointed) after the last step that fits in this many minutes')
+    .option('--workers <n>', WORKERS_HELP, '1')
     .action(
       async (o: {
         preset?: string;
@@ -34,6 +36,7 @@ export function registerTrainCommand(program: Command, out: (line: string) => vo
         resume?: string;
         backend?: string;
         timeLimit?: string;
+        workers: string;
       }) => {
         let config: RunConfig;
         let outDir: string;
@@ -86,7 +89,8 @@ export function registerTrainCommand(program: Command, out: (line: string) => vo
           if (!(ms > 0)) throw new Error('--time-limit must be a positive number of minutes');
           deadline = Date.now() + ms;
         }
-        const result = await train({ config, base, sink, signal: abort.signal, resume, deadline });
+        const pool = await startPool(o.workers, base.model, base.tokenizer, out);
+        const result = await train({ config, base, sink, signal: abort.signal, resume, deadline, pool }).finally(() => pool?.close());
         progress.stop();
         out(`${result.status} at step ${result.step}${result.stopReason ? ` (${result.stopReason})` : ''}; outputs in ${outDir}`);
       },

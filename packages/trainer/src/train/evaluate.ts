@@ -6,6 +6,7 @@ import type { Trajectory } from '../rollout/types.js';
 import type { TextTokenizer } from '../tokenizer/types.js';
 import { diagnoseBatch } from './diagnose.js';
 import { rolloutMetrics } from './metrics.js';
+import type { ComputePool } from '../parallel/pool.js';
 
 export interface EvaluationRequest {
   env: string;
@@ -20,6 +21,8 @@ export interface EvaluationRequest {
   /** Seeds the sampler (validation uses seedBase + step, so each validation is reproducible). */
   samplerSeed: number;
   onTurn?: (turn: number, active: number) => void;
+  /** Share the episodes with these worker threads. */
+  pool?: ComputePool | null;
 }
 
 /**
@@ -32,26 +35,26 @@ export async function evaluatePolicy(
   tokenizer: TextTokenizer,
   r: EvaluationRequest,
 ): Promise<{ trajectories: Trajectory[]; metrics: Record<string, number> }> {
-  const responder = new PolicyResponder(model, tokenizer, {
-    maxNewTokens: r.maxNewTokens,
-    temperature: r.temperature,
-    topP: r.topP,
-    batchSize: 64,
-  });
+  const sampling = { maxNewTokens: r.maxNewTokens, temperature: r.temperature, topP: r.topP, batchSize: 64 };
+  const responder = new PolicyResponder(model, tokenizer, sampling);
   const seeds = Array.from({ length: r.episodes }, (_, i) => r.seedBase + i);
   // one 64-row batch at a time keeps the KV cache between turns within the responder's batch size
   const trajectories: Trajectory[] = [];
   const rng = new Rng(r.samplerSeed);
   for (let i = 0; i < seeds.length; i += 64) {
-    trajectories.push(
-      ...(await rollout(
-        { env: r.env, envConfig: r.envConfig, seeds: seeds.slice(i, i + 64), groupSize: 1, split: 'val', settings: r.settings },
-        responder,
-        tokenizer,
-        rng,
-        r.onTurn,
-      )),
-    );
+    const req = {
+      env: r.env,
+      envConfig: r.envConfig,
+      seeds: seeds.slice(i, i + 64),
+      groupSize: 1,
+      split: 'val' as const,
+      settings: r.settings,
+    };
+    const batch = r.pool
+      ? await r.pool.rollout(model, tokenizer, req, sampling, rng, r.onTurn)
+      : await rollout(req, responder, tokenizer, rng, r.onTurn);
+    // one episode per seed: its group is its index among all the seeds
+    trajectories.push(...batch.map((t) => ({ ...t, group: i + t.group })));
   }
   return { trajectories, metrics: { ...rolloutMetrics(trajectories, 'val'), ...diagnoseBatch(trajectories, 'val') } };
 }

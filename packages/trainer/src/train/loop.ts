@@ -19,6 +19,7 @@ import { groupRewards, rolloutMetrics, summarize } from './metrics.js';
 import { AdamW } from './optimizer.js';
 import type { RunStatus, TrainSink } from './sink.js';
 import { actorStep, criticStep } from './update.js';
+import type { ComputePool } from '../parallel/pool.js';
 
 /** Max padded tokens per forward pass when scoring or updating (bounds memory). */
 const SCORE_TOKENS = 4096;
@@ -38,6 +39,8 @@ export interface TrainOptions {
    */
   deadline?: number;
   onPhase?: (phase: string, step: number) => void;
+  /** Worker threads that share rollouts, scoring and actor gradients (CPU backends). */
+  pool?: ComputePool | null;
 }
 
 export interface TrainResult {
@@ -93,6 +96,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
   const policy = o.base.model;
   const settings = rolloutSettings(c);
   const total = c.training.steps;
+  const pool = o.pool ?? null;
   const critic: Qwen2Model | null = needsCritic(c) ? policy.clone({ valueHead: true }) : null;
   const ref: Qwen2Model | null = c.ppo.kl.coef > 0 ? policy.clone({ trainable: false }) : null;
   const actorOpt = new AdamW(
@@ -161,6 +165,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
       topP: c.rollout.topP,
       maxNewTokens: c.rollout.maxNewTokens,
       samplerSeed: v.seedBase + step,
+      pool,
     });
     validationSecs = (performance.now() - t0) / 1000;
     m['timing_s/testing'] = validationSecs;
@@ -212,18 +217,23 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
             { length: c.rollout.envGroups },
             (_, g) => c.rollout.trainSeedBase + (step - 1) * c.rollout.envGroups + g,
           );
-          const responder = new PolicyResponder(policy, tokenizer, {
+          const sampling = {
             maxNewTokens: c.rollout.maxNewTokens,
             temperature: c.rollout.temperature,
             topP: c.rollout.topP,
             batchSize: 128,
-          });
-          return rollout(
-            { env: c.env.name, envConfig: c.env.config, seeds, groupSize: c.rollout.groupSize, split: 'train', settings },
-            responder,
-            tokenizer,
-            rng,
-          );
+          };
+          const req = {
+            env: c.env.name,
+            envConfig: c.env.config,
+            seeds,
+            groupSize: c.rollout.groupSize,
+            split: 'train' as const,
+            settings,
+          };
+          return pool
+            ? pool.rollout(policy, tokenizer, req, sampling, rng)
+            : rollout(req, new PolicyResponder(policy, tokenizer, sampling), tokenizer, rng);
         })
       : reuseBatch!.trajs;
     if (fresh) reuseBatch = { trajs, seedsStep: step };
@@ -263,7 +273,10 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
 
       // 4. old and reference log-probs, 5. values
       await time('old_log_prob', async () => {
-        const s = await scoreSamples(policy, samples, tokenizer.padId, SCORE_TOKENS, c.rollout.temperature);
+        const score = (xs: { ids: number[] }[]) => scoreSamples(policy, xs, tokenizer.padId, SCORE_TOKENS, c.rollout.temperature);
+        const s = pool
+          ? await pool.score(policy, samples, tokenizer.padId, SCORE_TOKENS, c.rollout.temperature, score)
+          : await score(samples);
         samples.forEach((x, i) => ((x.oldLogProbs = s.logProbs[i]!), (x.entropy = s.entropy[i]!)));
       });
       if (ref) {
@@ -314,7 +327,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
             push(criticStats, 'critic/skipped_steps', r.skipped);
           }
           if (cancelled()) break;
-          const r = await time('update_actor', () => actorStep(policy, actorOpt, mini, c, tokenizer.padId, SCORE_TOKENS));
+          const r = await time('update_actor', () => actorStep(policy, actorOpt, mini, c, tokenizer.padId, SCORE_TOKENS, pool));
           push(actorStats, 'actor/loss', r.loss);
           push(actorStats, 'actor/grad_norm', r.gradNorm);
           push(actorStats, 'actor/skipped_steps', r.skipped);

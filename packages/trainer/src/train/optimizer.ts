@@ -111,17 +111,20 @@ export async function accumulateGradients(
   into: Map<string, tf.Tensor>,
 ): Promise<number> {
   const { value, grads } = tf.variableGrads(lossFn, variables);
-  for (const [name, g] of Object.entries(grads)) {
-    const prev = into.get(name);
-    if (prev) {
-      into.set(name, prev.add(g));
-      prev.dispose();
-      g.dispose();
-    } else {
-      into.set(name, g);
-    }
-  }
+  for (const [name, g] of Object.entries(grads)) addGradient(into, name, g);
   const loss = (await value.data())[0]!;
   value.dispose();
   return loss;
+}
+
+/** Add `g` to the gradient summed so far for `name` (takes ownership of `g`). */
+export function addGradient(into: Map<string, tf.Tensor>, name: string, g: tf.Tensor): void {
+  const prev = into.get(name);
+  if (!prev) {
+    into.set(name, g);
+    return;
+  }
+  into.set(name, prev.add(g));
+  prev.dispose();
+  g.dispose();
 }

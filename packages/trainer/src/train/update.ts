@@ -6,6 +6,7 @@ import { packSequences, tokenLogProbs } from '../policy/score.js';
 import { AdamW, accumulateGradients } from './optimizer.js';
 import { chunkByTokens, padRows, type Sample } from './batch.js';
 import { yieldToEventLoop } from '../util/yield.js';
+import { shareByCost, type ComputePool } from '../parallel/pool.js';
 
 export interface UpdateStats {
   loss: number;
@@ -26,54 +27,131 @@ function packMicroBatch(micro: Sample[], padId: number, ...rowsOf: ((s: Sample) 
   return { packed, width, rows: rowsOf.map((get) => padRows(micro.map(get), width)) };
 }
 
-/** One optimizer step of the actor on a mini-batch of whole trajectories (micro-batches accumulate). */
-export async function actorStep(
+export type TrainRow = Sample & { fullTokens: number };
+
+/**
+ * When only the PPO term carries gradient (no entropy bonus, no KL in the loss), a token with zero
+ * advantage contributes nothing, and in a causal model neither do the tokens after a row's last
+ * credited one: cut them off, and skip rows with no credit at all. The gradient is unchanged (the
+ * denominators still count every masked token); the work drops with the uncredited share.
+ */
+export function trimToCredit(s: Sample): TrainRow | null {
+  let last = -1;
+  for (let t = 0; t < s.mask.length; t++) if (s.mask[t] && s.advantages[t] !== 0) last = t;
+  if (last < 0) return null;
+  const n = last + 1;
+  return {
+    ...s,
+    ids: s.ids.slice(0, n + 1),
+    mask: s.mask.slice(0, n),
+    oldLogProbs: s.oldLogProbs.slice(0, n),
+    advantages: s.advantages.slice(0, n),
+    refLogProbs: s.refLogProbs?.slice(0, n) ?? null,
+    fullTokens: sum(s.mask),
+  };
+}
+
+/** What the actor loss needs besides the rows: its settings and the mini-batch's denominators. */
+export interface ActorLossSettings {
+  lossAggMode: RunConfig['ppo']['lossAggMode'];
+  clipLow: number;
+  clipHigh: number;
+  dualClip: number | null;
+  entropyCoef: number;
+  kl: { type: RunConfig['ppo']['kl']['type']; coef: number } | null;
+  temperature: number;
+  tokenCount: number;
+  seqCount: number;
+  scale: number;
+  /** Denominator of the diagnostics: the tokens actually scored. */
+  scoredTokens: number;
+}
+
+/** Sums over micro-batches of the loss and its diagnostics (each already divided by its denominator). */
+export interface ActorPartials {
+  loss: number;
+  pg: number;
+  clip: number;
+  clipLow: number;
+  kl: number;
+  klRef: number;
+  ent: number;
+}
+
+const zeroPartials = (): ActorPartials => ({ loss: 0, pg: 0, clip: 0, clipLow: 0, kl: 0, klRef: 0, ent: 0 });
+
+function addPartials(into: ActorPartials, x: ActorPartials): void {
+  for (const k of Object.keys(into) as (keyof ActorPartials)[]) into[k] += x[k];
+}
+
+/** The rows an actor step trains on, and the loss settings shared by every share of them. */
+export function actorRows(mini: Sample[], c: RunConfig): { rows: TrainRow[]; settings: ActorLossSettings } {
+  const p = c.ppo;
+  const klInLoss = p.kl.coef > 0 && p.kl.in === 'loss';
+  const onlyPpoTerm = p.entropyCoef === 0 && !klInLoss;
+  const rows: TrainRow[] = onlyPpoTerm
+    ? mini.map(trimToCredit).filter((r): r is TrainRow => r !== null)
+    : mini.map((s) => ({ ...s, fullTokens: sum(s.mask) }));
+  return {
+    rows,
+    settings: {
+      lossAggMode: p.lossAggMode,
+      clipLow: p.clipRatioLow,
+      clipHigh: p.clipRatioHigh,
+      dualClip: p.dualClip,
+      entropyCoef: p.entropyCoef,
+      kl: klInLoss ? { type: p.kl.type, coef: p.kl.coef } : null,
+      temperature: c.rollout.temperature,
+      tokenCount: Math.max(1, sum(mini.map((s) => sum(s.mask)))),
+      seqCount: Math.max(1, mini.filter((s) => s.mask.some(Boolean)).length),
+      scale: Math.max(...mini.map((s) => s.mask.length)),
+      scoredTokens: Math.max(1, sum(rows.map((r) => sum(r.mask)))),
+    },
+  };
+}
+
+/** Gradients of the actor loss on `rows`, summed into `grads` micro-batch by micro-batch. */
+export async function accumulateActorGradients(
   policy: Qwen2Model,
-  opt: AdamW,
-  mini: Sample[],
-  c: RunConfig,
+  rows: TrainRow[],
+  s: ActorLossSettings,
   padId: number,
   maxTokens: number,
-): Promise<UpdateStats> {
-  const p = c.ppo;
-  const tokenCount = Math.max(1, sum(mini.map((s) => sum(s.mask))));
-  const seqCount = Math.max(1, mini.filter((s) => s.mask.some(Boolean)).length);
-  const scale = Math.max(...mini.map((s) => s.mask.length));
-  const agg = (l: tf.Tensor2D, m: tf.Tensor2D) => aggLoss(l, m, p.lossAggMode, { tokenCount, seqCount, scale });
-  const klInLoss = p.kl.coef > 0 && p.kl.in === 'loss';
-  const grads = new Map<string, tf.Tensor>();
-  const acc = { pg: 0, clip: 0, clipLow: 0, kl: 0, klRef: 0, ent: 0, loss: 0 };
-  for (const micro of chunkByTokens(mini, maxTokens, p.microBatchSize, policy.config.num_attention_heads)) {
+  microBatchSize: number,
+  grads: Map<string, tf.Tensor>,
+): Promise<ActorPartials> {
+  const acc = zeroPartials();
+  for (const micro of chunkByTokens(rows, maxTokens, microBatchSize, policy.config.num_attention_heads)) {
     await yieldToEventLoop();
-    const { packed, rows } = packMicroBatch(
+    const rowTokens = micro.map((r) => r.fullTokens);
+    const agg = (l: tf.Tensor2D, m: tf.Tensor2D) =>
+      aggLoss(l, m, s.lossAggMode, { tokenCount: s.tokenCount, seqCount: s.seqCount, scale: s.scale, rowTokens });
+    const packedRows = packMicroBatch(
       micro,
       padId,
-      (s) => s.mask,
-      (s) => s.oldLogProbs,
-      (s) => s.advantages,
-      ...(klInLoss ? [(s: Sample) => s.refLogProbs!] : []),
+      (r) => r.mask,
+      (r) => r.oldLogProbs,
+      (r) => r.advantages,
+      ...(s.kl ? [(r: Sample) => r.refLogProbs!] : []),
     );
-    const [mask, oldLp, adv] = rows as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
-    const ref = rows[3] ?? null;
+    const { packed } = packedRows;
+    const [mask, oldLp, adv] = packedRows.rows as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
+    const ref = packedRows.rows[3] ?? null;
     const parts: tf.Scalar[] = [];
     acc.loss += await accumulateGradients(
       () =>
         tf.tidy(() => {
-          const { logProbs, entropy } = tokenLogProbs(policy, packed.ids, packed.mask, {
-            entropy: true,
-            temperature: c.rollout.temperature,
-          });
-          const pl = policyLossPerToken(logProbs, oldLp, adv, { clipLow: p.clipRatioLow, clipHigh: p.clipRatioHigh, dualClip: p.dualClip });
+          const { logProbs, entropy } = tokenLogProbs(policy, packed.ids, packed.mask, { entropy: true, temperature: s.temperature });
+          const pl = policyLossPerToken(logProbs, oldLp, adv, { clipLow: s.clipLow, clipHigh: s.clipHigh, dualClip: s.dualClip });
           const pg = agg(pl.loss, mask);
           const ent = agg(entropy!, mask);
-          let total = pg.sub(ent.mul(p.entropyCoef));
+          let total = pg.sub(ent.mul(s.entropyCoef));
           let klTerm = tf.scalar(0);
-          if (ref) {
-            klTerm = agg(klEstimate(logProbs, ref, p.kl.type) as tf.Tensor2D, mask);
-            total = total.add(klTerm.mul(p.kl.coef));
+          if (ref && s.kl) {
+            klTerm = agg(klEstimate(logProbs, ref, s.kl.type) as tf.Tensor2D, mask);
+            total = total.add(klTerm.mul(s.kl.coef));
           }
-          // diagnostics share the token-mean denominator
-          const tm = (x: tf.Tensor) => x.mul(mask).sum().div(tokenCount);
+          const tm = (x: tf.Tensor) => x.mul(mask).sum().div(s.scoredTokens);
           parts.push(
             ...[pg, tm(pl.clipped), tm(pl.dualClipped), tm(oldLp.sub(logProbs)), klTerm, tm(entropy!)].map((x) => tf.keep(x as tf.Scalar)),
           );
@@ -89,8 +167,32 @@ export async function actorStep(
     acc.kl += vals[3]!;
     acc.klRef += vals[4]!;
     acc.ent += vals[5]!;
-    tf.dispose([...parts, packed.ids, packed.mask, packed.targetMask, ...rows]);
+    tf.dispose([...parts, packed.ids, packed.mask, packed.targetMask, ...packedRows.rows]);
   }
+  return acc;
+}
+
+/**
+ * One optimizer step of the actor on a mini-batch of whole trajectories (micro-batches accumulate).
+ * With a compute pool, the rows are shared out by cost and the workers' gradients summed in.
+ */
+export async function actorStep(
+  policy: Qwen2Model,
+  opt: AdamW,
+  mini: Sample[],
+  c: RunConfig,
+  padId: number,
+  maxTokens: number,
+  pool: ComputePool | null = null,
+): Promise<UpdateStats> {
+  const { rows, settings } = actorRows(mini, c);
+  const grads = new Map<string, tf.Tensor>();
+  const shares = pool ? shareByCost(rows, pool.size + 1) : [rows];
+  const remote = pool ? pool.actorGradients(policy, shares.slice(1), settings, padId, maxTokens, c.ppo.microBatchSize) : null;
+  const acc = await accumulateActorGradients(policy, shares[0]!, settings, padId, maxTokens, c.ppo.microBatchSize, grads);
+  if (remote) for (const part of await remote.into(grads)) addPartials(acc, part);
+  // a mini-batch without credit still steps (momentum and weight decay move on, as with zero gradients)
+  if (!rows.length) for (const v of policy.trainableVariables()) grads.set(v.name, tf.zerosLike(v));
   const step = await opt.step(grads);
   return {
     loss: acc.loss,

@@ -1,0 +1,111 @@
+import * as tf from '@tensorflow/tfjs';
+import { buildRunConfig } from '@starpo/contracts';
+import { Rng } from '@starpo/envs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initBackend } from '../src/backend.js';
+import { starpoTinyConfig } from '../src/model/config.js';
+import { Qwen2Model } from '../src/model/qwen2.js';
+import { ComputePool, shareByCost, splitEvenly } from '../src/parallel/pool.js';
+import { vocabularyCorpus } from '../src/pretrain/corpus.js';
+import { rolloutSettingsFor } from '../src/pretrain/pretrain.js';
+import type { RolloutRequest } from '../src/rollout/rollout.js';
+import type { Trajectory } from '../src/rollout/types.js';
+import { CompactTokenizer, buildCompactVocab } from '../src/tokenizer/compact-tokenizer.js';
+import { scoreSamples, toSample, type Sample } from '../src/train/batch.js';
+import { AdamW } from '../src/train/optimizer.js';
+import { actorStep } from '../src/train/update.js';
+
+const tokenizer = new CompactTokenizer(buildCompactVocab(vocabularyCorpus(40)));
+
+describe('work sharing helpers', () => {
+  it('splitEvenly keeps order and sizes within one; shareByCost balances quadratic costs', () => {
+    expect(splitEvenly([1, 2, 3, 4, 5], 2)).toEqual([
+      [1, 2, 3],
+      [4, 5],
+    ]);
+    expect(splitEvenly([1], 3)).toEqual([[1], [], []]);
+    const rows = [1000, 900, 300, 300, 300, 200].map((n) => ({ ids: new Array<number>(n).fill(0) }));
+    const shares = shareByCost(rows, 2);
+    expect(shares.flat()).toHaveLength(rows.length);
+    const cost = (s: { ids: number[] }[]) => s.reduce((a, r) => a + r.ids.length * (r.ids.length + 1024), 0);
+    const [a, b] = shares.map(cost) as [number, number];
+    expect(Math.max(a, b) / Math.min(a, b)).toBeLessThan(1.3);
+  });
+});
+
+describe('compute pool (one worker thread beside the main one)', () => {
+  let model: Qwen2Model;
+  let pool: ComputePool;
+  beforeAll(async () => {
+    await initBackend('cpu');
+    model = Qwen2Model.init(starpoTinyConfig('nano', tokenizer.vocabSize), { seed: 5 });
+    pool = await ComputePool.start(1, model, tokenizer, 'cpu');
+  }, 60_000);
+  afterAll(async () => {
+    await pool.close();
+    tf.disposeVariables();
+  });
+
+  const samples = (): Sample[] =>
+    [30, 18, 25, 12].map((n, i) => {
+      const s = toSample({
+        ids: Array.from({ length: n }, (_, t) => 3 + ((t * 7 + i) % 30)),
+        lossMask: Array.from({ length: n }, (_, t) => (t >= 4 ? 1 : 0)),
+        scores: new Array(n).fill(0),
+      } as unknown as Trajectory);
+      s.oldLogProbs = s.mask.map(() => -3);
+      s.advantages = s.mask.map((m, t) => (m ? ((t + i) % 3) - 1 : 0));
+      return s;
+    });
+
+  it('an actor step with the pool updates the weights as the main thread alone does', async () => {
+    const run = async (withPool: boolean) => {
+      const m = model.clone();
+      const opt = new AdamW({ lr: 1e-2, betas: [0.9, 0.999], weightDecay: 0.01, maxGradNorm: 1 }, m.trainableVariables());
+      const c = buildRunConfig('starpo-s-grpo');
+      const stats = [];
+      // two steps: the second checks that the worker received the first step's weights
+      for (let k = 0; k < 2; k++) stats.push(await actorStep(m, opt, samples(), c, 0, 4096, withPool ? pool : null));
+      const w = m.trainableVariables().flatMap((v) => Array.from(v.dataSync()));
+      opt.dispose();
+      m.dispose();
+      return { stats, w };
+    };
+    const alone = await run(false);
+    const shared = await run(true);
+    shared.stats.forEach((s, k) => {
+      expect(s.gradNorm).toBeCloseTo(alone.stats[k]!.gradNorm, 5);
+      expect(s.loss).toBeCloseTo(alone.stats[k]!.loss, 5);
+      expect(s.extra.pg_clipfrac).toBeCloseTo(alone.stats[k]!.extra.pg_clipfrac!, 5);
+    });
+    expect(shared.w.reduce((mx, x, i) => Math.max(mx, Math.abs(x - alone.w[i]!)), 0)).toBeLessThan(1e-5);
+  }, 60_000);
+
+  it('scores in input order, as the main thread alone does', async () => {
+    const xs = samples();
+    const local = (s: { ids: number[] }[]) => scoreSamples(model, s, 0, 4096);
+    const shared = await pool.score(model, xs, 0, 4096, 1, local);
+    const alone = await local(xs);
+    xs.forEach((_, i) => shared.logProbs[i]!.forEach((lp, t) => expect(lp).toBeCloseTo(alone.logProbs[i]![t]!, 5)));
+  }, 60_000);
+
+  it('a shared rollout covers every group once, numbered and seeded as the whole request', async () => {
+    const req: RolloutRequest = {
+      env: 'sokoban',
+      envConfig: {},
+      seeds: [11, 22, 33, 44, 55],
+      groupSize: 2,
+      split: 'train',
+      settings: { ...rolloutSettingsFor('sokoban'), maxTurns: 1 },
+    };
+    const trajs = await pool.rollout(model, tokenizer, req, { maxNewTokens: 8, temperature: 1, topP: 1 }, new Rng(4));
+    expect(trajs).toHaveLength(10);
+    for (let g = 0; g < 5; g++) {
+      const group = trajs.filter((t) => t.group === g);
+      expect(group.map((t) => t.indexInGroup)).toEqual([0, 1]);
+      for (const t of group) expect(t.seed).toBe(req.seeds[g]);
+    }
+    const again = await pool.rollout(model, tokenizer, req, { maxNewTokens: 8, temperature: 1, topP: 1 }, new Rng(4));
+    expect(again.map((t) => t.ids)).toEqual(trajs.map((t) => t.ids));
+  }, 180_000);
+});
