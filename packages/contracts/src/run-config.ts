@@ -92,10 +92,10 @@ const algorithmSchema = z
       .default(1)
       .describe('Multiplies negative advantages after estimation: 1 = as estimated, 0 = learn from better-than-average turns only'),
     turnCredit: z
-      .enum(['sum', 'weakest'])
+      .enum(['sum', 'weakest', 'action'])
       .default('sum')
       .describe(
-        "turn_return's reward of a turn: the sum of its actions' rewards, or weakest = its action count × its worst action's reward",
+        "turn_return's reward of a turn: the sum of its actions' rewards; weakest = its action count × its worst action's reward; action = the sum, except that each action word of the plan and the answer gets that action's own reward",
       ),
     groundedCreditOnly: z
       .boolean()

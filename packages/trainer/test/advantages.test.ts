@@ -13,7 +13,7 @@ import {
 } from '../src/algo/advantages.js';
 import { buildRunConfig } from '@starpo/contracts';
 import { computeAdvantages } from '../src/train/advantage-step.js';
-import type { Sample } from '../src/train/batch.js';
+import { actionSlots, type Sample } from '../src/train/batch.js';
 
 const close = (got: number[], want: number[], tol = 2e-6) => {
   expect(got).toHaveLength(want.length);
@@ -287,5 +287,51 @@ describe('turn_return', () => {
   it('grounded credit only: a turn with a contradicted claim keeps its negative credit but loses its positive one', () => {
     expect(run({ highLevelGamma: 0, groundedCreditOnly: true })).toEqual([0.9, 0.9, 0.9, 0, 0, 0, 0]);
     expect(run({ highLevelGamma: 0, turnCredit: 'weakest', groundedCreditOnly: true })[0]).toBeCloseTo(-1.1);
+  });
+  it('action credit: an action word gets its own action reward, the rest of the reply its turn credit', () => {
+    const s = sample();
+    // turn 1 trains positions 0–2: one plan word for action 1 (the wall bump) at 1; turn 2 (4–5): answer words for actions 0 and 1
+    s.actionSlots = [-1, 1, -1, -1, 0, 1, -1];
+    computeAdvantages(
+      [s],
+      buildRunConfig(undefined, {
+        algorithm: { advEstimator: 'turn_return', whitenAdvantages: false, highLevelGamma: 0, turnCredit: 'action', advantageClip: 3 },
+      }),
+    );
+    expect(s.advantages).toEqual([0.9, -0.1, 0.9, 0, 0.9, 3, 0]);
+  });
+});
+
+describe('action slots', () => {
+  it('numbers the action words of the plan and of the answer from 0 where they name the executed action, in target space', () => {
+    const words = [
+      '<think>',
+      'Box',
+      ' must',
+      ' go',
+      ' 2',
+      ' left',
+      '.',
+      ' Plan',
+      ':',
+      ' Left',
+      ',',
+      ' Up',
+      '.',
+      '</think>',
+      '<answer>',
+      'Left',
+      ' || ',
+      'Up',
+      '</answer>',
+    ];
+    const ids = [99, ...words.map((_, i) => i)];
+    const traj = { ids, turnSpans: [[1, ids.length]], turns: [{ executed: ['Left', 'Down'] }] } as unknown as Sample['traj'];
+    const slots = actionSlots(traj, (id) => (id === 99 ? '<|im_start|>' : words[id]!), ['Up', 'Right', 'Down', 'Left']);
+    // target position t scores ids[t + 1] = word t
+    const named = slots.map((k, t) => (k !== -1 ? `${words[t]!.trim()}:${k}` : null)).filter(Boolean);
+    // "Up" was planned and answered second, but "Down" ran: both are marked NOT_EXECUTED (−2)
+    expect(named).toEqual(['Left:0', 'Up:-2', 'Left:0', 'Up:-2']);
+    expect(slots[5]).toBe(-1); // "left" in a relation claim is not an action word
   });
 });

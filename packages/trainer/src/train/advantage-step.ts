@@ -10,7 +10,7 @@ import {
   tokenReturns,
 } from '../algo/advantages.js';
 import type { RolloutTurn } from '../rollout/types.js';
-import { turnEndPositions, turnOfPosition, type Sample } from './batch.js';
+import { NOT_EXECUTED, turnEndPositions, turnOfPosition, type Sample } from './batch.js';
 
 function groupKeys(samples: Sample[], grouping: RunConfig['algorithm']['rewardNormalization']['grouping']): (string | number)[] {
   return samples.map((s) => (grouping === 'batch' ? 0 : grouping === 'inductive' ? s.traj.env : s.traj.group));
@@ -30,6 +30,23 @@ function weakestCredit(t: RolloutTurn): number {
 function byTurn(s: Sample, perTurn: readonly number[]): number[] {
   const turnOf = turnOfPosition(s.traj);
   return s.mask.map((m, t) => (m && turnOf[t]! >= 0 ? perTurn[turnOf[t]!]! : 0));
+}
+
+/**
+ * turnCredit=action: an action word (in the plan or the answer, see `actionSlots`) gets the reward of
+ * the action executed in its slot, 0 when it names another action or none ran there (invalid, past
+ * the cap); the rest of the reply keeps its turn's credit. A good move in a failed turn is then
+ * reinforced, and a bad move in a good turn is not.
+ */
+function creditActions(s: Sample): number[] {
+  if (!s.actionSlots) throw new Error("turnCredit=action needs the samples' action slots");
+  const turnOf = turnOfPosition(s.traj);
+  return s.advantages.map((v, t) => {
+    const slot = s.actionSlots![t]!;
+    const k = turnOf[t]!;
+    if (!s.mask[t] || k < 0 || slot === -1) return v;
+    return slot === NOT_EXECUTED ? 0 : (s.traj.turns[k]!.actionRewards[slot] ?? 0);
+  });
 }
 
 function broadcast(s: Sample, value: number): number[] {
@@ -104,10 +121,11 @@ export function computeAdvantages(samples: Sample[], c: RunConfig): void {
     }
     case 'turn_return':
       for (const s of samples) {
-        let rewards = a.turnCredit === 'sum' ? s.traj.turnRewards : s.traj.turns.map(weakestCredit);
+        let rewards = a.turnCredit === 'weakest' ? s.traj.turns.map(weakestCredit) : s.traj.turnRewards;
         if (a.groundedCreditOnly)
           rewards = rewards.map((r, k) => ((s.traj.turns[k]!.diagnostics?.contradicted ?? 0) > 0 ? Math.min(r, 0) : r));
         s.advantages = s.returns = byTurn(s, discountedReturns(rewards, a.highLevelGamma));
+        if (a.turnCredit === 'action') s.advantages = s.returns = creditActions(s);
       }
       break;
   }

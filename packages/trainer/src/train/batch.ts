@@ -20,6 +20,8 @@ export interface Sample {
   advantages: number[];
   returns: number[];
   entropy: number[];
+  /** Per target position: which of its turn's actions an action word names (−1 elsewhere); for turnCredit=action. */
+  actionSlots?: number[];
 }
 
 export function toSample(traj: Trajectory): Sample {
@@ -48,6 +50,30 @@ export function turnOfPosition(traj: Trajectory): number[] {
   const out = new Array<number>(traj.ids.length - 1).fill(-1);
   traj.turnSpans.forEach(([a, b], k) => {
     for (let i = a; i < b; i++) if (i >= 1) out[i - 1] = k;
+  });
+  return out;
+}
+
+/** actionSlots' mark for an action word that names another action than the one executed in its slot. */
+export const NOT_EXECUTED = -2;
+
+/**
+ * Mark the action words of each reply: the k-th action name of the think text (the plan) and the
+ * k-th of the answer both get slot k when they name the turn's k-th executed action, NOT_EXECUTED
+ * when they name another; every other position gets −1 (target space). Action words are whole
+ * tokens spelled as the environment's actions, so "2 left" in a relation claim is not one.
+ */
+export function actionSlots(traj: Trajectory, decode: (id: number) => string, actions: readonly string[]): number[] {
+  const names = new Set(actions);
+  const out = new Array<number>(traj.ids.length - 1).fill(-1);
+  traj.turnSpans.forEach(([a, b], turn) => {
+    const executed = traj.turns[turn]?.executed ?? [];
+    let k = 0;
+    for (let i = Math.max(a, 1); i < b; i++) {
+      const text = decode(traj.ids[i]!).trim();
+      if (text === '<answer>') k = 0;
+      else if (names.has(text)) out[i - 1] = executed[k++] === text ? k - 1 : NOT_EXECUTED;
+    }
   });
   return out;
 }

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import type { RunConfig } from '@starpo/contracts';
-import { REWARD_ONLY_CONFIG_KEYS, Rng } from '@starpo/envs';
+import { REWARD_ONLY_CONFIG_KEYS, Rng, createEnv } from '@starpo/envs';
 import { EarlyStopper, type StopRule } from '../algo/early-stop.js';
 import { adjustBatch, filterGroups } from '../algo/filter.js';
 import { klEstimate } from '../algo/losses.js';
@@ -11,7 +11,7 @@ import { PolicyResponder } from '../rollout/responder.js';
 import { rollout, type RolloutSettings } from '../rollout/rollout.js';
 import type { Trajectory } from '../rollout/types.js';
 import { computeAdvantages } from './advantage-step.js';
-import { scoreSamples, toSample, valueSamples, type Sample } from './batch.js';
+import { actionSlots, scoreSamples, toSample, valueSamples, type Sample } from './batch.js';
 import { jsonFile, optimizerFile, parseJsonFile, restoreOptimizer, restoreWeights, weightsFile } from './checkpoint.js';
 import { diagnoseBatch } from './diagnose.js';
 import { evaluatePolicy } from './evaluate.js';
@@ -269,6 +269,11 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
         rng,
       );
       const samples: Sample[] = indices.map((i) => toSample(selected[i]!));
+      if (c.algorithm.turnCredit === 'action') {
+        const { actions } = createEnv(c.env.name, c.env.config);
+        const decode = (id: number) => tokenizer.decode([id]);
+        for (const x of samples) x.actionSlots = actionSlots(x.traj, decode, actions);
+      }
       metrics['train/batch_size'] = samples.length;
 
       // 4. old and reference log-probs, 5. values
