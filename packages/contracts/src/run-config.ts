@@ -91,6 +91,15 @@ const algorithmSchema = z
       .max(1)
       .default(1)
       .describe('Multiplies negative advantages after estimation: 1 = as estimated, 0 = learn from better-than-average turns only'),
+    actionNegativeScale: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .default(null)
+      .describe(
+        "turnCredit=action: negativeAdvantageScale for the action words alone (null = the same). 1 with negativeAdvantageScale 0 tells a bad move apart without pushing down the reply's wording",
+      ),
     turnCredit: z
       .enum(['sum', 'weakest', 'action'])
       .default('sum')

@@ -300,6 +300,25 @@ describe('turn_return', () => {
     );
     expect(s.advantages).toEqual([0.9, -0.1, 0.9, 0, 0.9, 3, 0]);
   });
+  it('action credit with negatives on action words only: a bad move is pushed down, the wording of a bad turn is not', () => {
+    const s = sample();
+    s.traj.turnRewards = [-1.3, 10.9];
+    s.actionSlots = [-1, 1, -1, -1, 0, 1, -1];
+    computeAdvantages(
+      [s],
+      buildRunConfig(undefined, {
+        algorithm: {
+          advEstimator: 'turn_return',
+          whitenAdvantages: false,
+          highLevelGamma: 0,
+          turnCredit: 'action',
+          negativeAdvantageScale: 0,
+          actionNegativeScale: 1,
+        },
+      }),
+    );
+    expect(s.advantages).toEqual([0, -0.1, 0, 0, 0.9, 11.9, 0]);
+  });
 });
 
 describe('action slots', () => {

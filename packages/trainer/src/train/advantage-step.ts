@@ -144,5 +144,11 @@ export function computeAdvantages(samples: Sample[], c: RunConfig): void {
   // of Negative Reinforcement…"). Without the negative side, RL kept starpo-tiny's grounding (contradicted
   // claims 16–20% against 28–33%, docs/results/learn-quick-cpu.md). The critic's returns stay as estimated.
   const neg = a.negativeAdvantageScale;
-  if (neg !== 1) for (const s of samples) s.advantages = s.advantages.map((v) => (v < 0 ? neg * v : v));
+  const actionNeg = a.turnCredit === 'action' && a.actionNegativeScale !== null ? a.actionNegativeScale : neg;
+  if (neg !== 1 || actionNeg !== 1)
+    for (const s of samples)
+      s.advantages = s.advantages.map((v, t) => {
+        const scale = s.actionSlots && s.actionSlots[t] !== -1 ? actionNeg : neg;
+        return v >= 0 || scale === 1 ? v : scale * v + 0; // + 0 turns −0 into 0
+      });
 }
