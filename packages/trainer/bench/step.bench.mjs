@@ -1,6 +1,6 @@
 // One quick-cpu training step (rollout, scoring, update) with 1 and with N compute threads, run one
 // after the other in this process on the same base and seeds: phase times and the speed-up.
-// BASE=<model folder> (default .data/bases/sokoban-coord-tiny, else a random starpo-tiny/tiny), THREADS=N (default: cores).
+// BASE=<model folder> (default .data/bases/sokoban-coord-tiny, which `npm run bench:learn` pretrains), THREADS=N (default: cores).
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { buildRunConfig } from '@starpo/contracts';
@@ -11,9 +11,14 @@ import { MemorySink } from '../dist/train/sink.js';
 import { loadBaseModel } from '../dist/train/models.js';
 
 const info = await initBackend('auto', (m) => console.log(m));
-const base =
-  process.env.BASE ??
-  (existsSync('.data/bases/sokoban-coord-tiny/model.safetensors') ? '.data/bases/sokoban-coord-tiny' : 'starpo-tiny/tiny');
+const base = process.env.BASE ?? '.data/bases/sokoban-coord-tiny';
+// a random model writes 96-token replies that never parse: a step of it measures nothing useful
+if (!existsSync(`${base}/config.json`)) {
+  console.error(
+    `no base model in ${base}: set BASE=<folder> or pretrain one (npx starpo pretrain --env sokoban --config tiny --out ${base})`,
+  );
+  process.exit(2);
+}
 const threads = Number(process.env.THREADS ?? availableParallelism());
 const config = buildRunConfig('quick-cpu', {
   env: { name: 'sokoban' },
