@@ -9,6 +9,7 @@ import { PolicyResponder, type SamplingSettings } from '../rollout/responder.js'
 import { rollout, type RolloutRequest } from '../rollout/rollout.js';
 import type { Trajectory } from '../rollout/types.js';
 import type { TextTokenizer } from '../tokenizer/types.js';
+import { indexed, placeRows } from '../train/batch.js';
 import { addGradient } from '../train/optimizer.js';
 import type { ActorLossSettings, ActorPartials, TrainRow } from '../train/update.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
@@ -207,8 +208,7 @@ export class ComputePool {
     temperature: number,
     local: (s: { ids: number[] }[]) => Promise<{ logProbs: number[][]; entropy: number[][] }>,
   ): Promise<{ logProbs: number[][]; entropy: number[][] }> {
-    const indexed = samples.map((s, at) => ({ ids: s.ids, at }));
-    const shares = shareByCost(indexed, this.size + 1);
+    const shares = shareByCost(indexed(samples), this.size + 1);
     this.syncWeights(model);
     const remote = shares.slice(1).map((sh, k) =>
       sh.length
@@ -223,8 +223,10 @@ export class ComputePool {
     );
     const logProbs: number[][] = new Array(samples.length);
     const entropy: number[][] = new Array(samples.length);
-    const place = (share: { at: number }[], r: { logProbs: number[][]; entropy: number[][] }) =>
-      share.forEach((s, i) => ((logProbs[s.at] = r.logProbs[i]!), (entropy[s.at] = r.entropy[i]!)));
+    const place = (share: { at: number }[], r: { logProbs: number[][]; entropy: number[][] }) => {
+      placeRows(logProbs, share, r.logProbs);
+      placeRows(entropy, share, r.entropy);
+    };
     place(shares[0]!, await local(shares[0]!));
     for (const [k, job] of remote.entries()) if (job) place(shares[k + 1]!, await job);
     return { logProbs, entropy };

@@ -72,7 +72,10 @@ export function actionSlots(traj: Trajectory, decode: (id: number) => string, ac
     for (let i = Math.max(a, 1); i < b; i++) {
       const text = decode(traj.ids[i]!).trim();
       if (text === '<answer>') k = 0;
-      else if (names.has(text)) out[i - 1] = executed[k++] === text ? k - 1 : NOT_EXECUTED;
+      else if (names.has(text)) {
+        out[i - 1] = executed[k] === text ? k : NOT_EXECUTED;
+        k++;
+      }
     }
   });
   return out;
@@ -114,10 +117,10 @@ export function unpackRows(data: Float32Array, rows: { ids: number[] }[], width:
   });
 }
 
-const indexed = (samples: { ids: number[] }[]) => samples.map((s, at) => ({ ids: s.ids, at }));
+export const indexed = (samples: { ids: number[] }[]) => samples.map((s, at) => ({ ids: s.ids, at }));
 
 /** Put a chunk's per-sample results at their samples' input positions. */
-function placeRows(into: number[][], chunk: { at: number }[], rows: number[][]): void {
+export function placeRows(into: number[][], chunk: { at: number }[], rows: number[][]): void {
   chunk.forEach((c, i) => (into[c.at] = rows[i]!));
 }
 

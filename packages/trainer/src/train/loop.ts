@@ -97,6 +97,8 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
   const settings = rolloutSettings(c);
   const total = c.training.steps;
   const pool = o.pool ?? null;
+  // the action names turnCredit=action looks for in the replies
+  const envActions = c.algorithm.turnCredit === 'action' ? createEnv(c.env.name, c.env.config).actions : null;
   const critic: Qwen2Model | null = needsCritic(c) ? policy.clone({ valueHead: true }) : null;
   const ref: Qwen2Model | null = c.ppo.kl.coef > 0 ? policy.clone({ trainable: false }) : null;
   const actorOpt = new AdamW(
@@ -269,11 +271,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
         rng,
       );
       const samples: Sample[] = indices.map((i) => toSample(selected[i]!));
-      if (c.algorithm.turnCredit === 'action') {
-        const { actions } = createEnv(c.env.name, c.env.config);
-        const decode = (id: number) => tokenizer.decode([id]);
-        for (const x of samples) x.actionSlots = actionSlots(x.traj, decode, actions);
-      }
+      if (envActions) for (const x of samples) x.actionSlots = actionSlots(x.traj, (id) => tokenizer.decode([id]), envActions);
       metrics['train/batch_size'] = samples.length;
 
       // 4. old and reference log-probs, 5. values
