@@ -141,6 +141,22 @@ const ppoSchema = z
     microBatchSize: z.number().int().min(1).default(4).describe('Trajectories per forward/backward (gradient accumulation)'),
     actorLr: z.number().positive().max(1).default(1e-6),
     criticLr: z.number().positive().max(1).default(1e-5),
+    lrSchedule: z
+      .object({
+        type: z.enum(['constant', 'linear', 'cosine']).default('constant'),
+        warmupSteps: z.number().int().min(0).default(0),
+        minRatio: z.number().min(0).max(1).default(0).describe('Rate at the end of the decay, as a share of actorLr / criticLr'),
+        horizonSteps: z
+          .number()
+          .int()
+          .min(1)
+          .nullable()
+          .default(null)
+          .describe('Steps over which the rate decays (null = training.steps); a time-limited run sets about the steps it will reach'),
+      })
+      .strict()
+      .prefault({})
+      .describe('Both learning rates follow it, step by step'),
     weightDecay: z.number().min(0).default(0.01),
     betas: z.tuple([z.number().min(0).lt(1), z.number().min(0).lt(1)]).default([0.9, 0.999]),
     gradClip: z.number().positive().default(1),

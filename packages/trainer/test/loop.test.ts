@@ -80,13 +80,15 @@ describe('StarPO loop', () => {
     const config = buildRunConfig('starpo-s-grpo', {
       ...small,
       rollout: { envGroups: 2, groupSize: 3, maxNewTokens: 6, validation: { size: 2, every: 2, beforeTraining: true } },
-      ppo: { miniBatchSize: 3, microBatchSize: 3, actorLr: 1e-3 },
+      ppo: { miniBatchSize: 3, microBatchSize: 3, actorLr: 1e-3, lrSchedule: { type: 'cosine', warmupSteps: 1, horizonSteps: 3 } },
       filter: { ratio: 0.5 },
     });
     const full = new MemorySink();
     let base = loadBaseModel(config.model.base, config.training.seed);
     await train({ config, base, sink: full });
     base.model.dispose();
+    // cosine from the peak after one warm-up step down to 0 at step 3
+    expect([1, 2, 3].map((s) => full.points.get(s)!['actor/lr'])).toEqual([1e-3, 5e-4, 0].map((x) => expect.closeTo(x, 12)));
 
     const first = new MemorySink();
     const abort = new AbortController();

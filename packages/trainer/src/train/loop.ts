@@ -16,6 +16,7 @@ import { jsonFile, optimizerFile, parseJsonFile, restoreOptimizer, restoreWeight
 import { diagnoseBatch } from './diagnose.js';
 import { evaluatePolicy } from './evaluate.js';
 import { groupRewards, rolloutMetrics, summarize } from './metrics.js';
+import { learningRateAt } from './lr-schedule.js';
 import { AdamW } from './optimizer.js';
 import type { RunStatus, TrainSink } from './sink.js';
 import { actorStep, criticStep } from './update.js';
@@ -200,6 +201,9 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
       await saveCheckpoint(step - 1);
       return finish('cancelled', step - 1, cancelReason());
     }
+    const schedule = { ...c.ppo.lrSchedule, horizon: c.ppo.lrSchedule.horizonSteps ?? total };
+    actorOpt.setLearningRate(learningRateAt(c.ppo.actorLr, step, schedule));
+    criticOpt?.setLearningRate(learningRateAt(c.ppo.criticLr, step, schedule));
     const timing: Record<string, number> = {};
     const tStep = performance.now();
     const time = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
@@ -339,7 +343,8 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
       }
       for (const [k, v] of Object.entries({ ...actorStats, ...criticStats }))
         metrics[k] = k.endsWith('skipped_steps') ? v.reduce((a, b) => a + b, 0) : mean(v);
-      metrics['actor/lr'] = c.ppo.actorLr;
+      metrics['actor/lr'] = actorOpt.settings.lr;
+      if (criticOpt) metrics['critic/lr'] = criticOpt.settings.lr;
     }
 
     const tokens = trajs.reduce((a, t) => a + t.ids.length, 0);
