@@ -12,7 +12,7 @@ STARPO="node packages/trainer/dist/cli/main.js"
 npm run build -w @starpo/trainer >/dev/null
 [ -f "$BASE/model.safetensors" ] || $STARPO pretrain --env sokoban --config tiny --dialogues 1200 --epochs 2 --out "$BASE"
 rm -rf "$OUT"
-$STARPO train --preset quick-cpu --env sokoban --base "$BASE" --steps 200 --time-limit "$MINUTES" --workers "$WORKERS" --out "$OUT" ${SET:+--set $SET}
+$STARPO train --preset quick-cpu --env sokoban --base "$BASE" --time-limit "$MINUTES" --workers "$WORKERS" --out "$OUT" ${SET:+--set $SET}
 node scripts/plot-metrics.mjs --out "$OUT/curves.png" --title "quick-cpu, Sokoban 6×6 (starpo-tiny, wasm, 2 cores)" \
   --metrics val/success,train/success,train/num_actions,train/well_formed_rate,train/entropy,rollout/in_group_reward_std \
   quick-cpu="$OUT/metrics.jsonl"

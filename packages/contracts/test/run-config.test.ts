@@ -126,10 +126,25 @@ describe('presets', () => {
     expect(built.gigpo).toMatchObject({ algorithm: { advEstimator: 'gigpo', gamma: 0.95 } });
     expect(built['quick-cpu']).toMatchObject({
       model: { base: 'starpo-tiny/tiny' },
-      algorithm: { advEstimator: 'turn_return', highLevelGamma: 0, negativeAdvantageScale: 0, advantageClip: 3 },
+      algorithm: {
+        advEstimator: 'turn_return',
+        highLevelGamma: 0,
+        negativeAdvantageScale: 0,
+        advantageClip: 3,
+        turnCredit: 'action',
+        groundedCreditOnly: true,
+      },
       rollout: { envGroups: 32, groupSize: 2, temperature: 0.7 },
       filter: { ratio: 1 },
-      ppo: { lossAggMode: 'seq-mean-token-mean', epochs: 2, miniBatchSize: 16, actorLr: 5e-4 },
+      ppo: {
+        lossAggMode: 'seq-mean-token-mean',
+        epochs: 2,
+        miniBatchSize: 16,
+        actorLr: 5e-4,
+        entropyCoef: 0,
+        lrSchedule: { type: 'cosine', warmupSteps: 0, minRatio: 0, horizonSteps: null },
+      },
+      training: { steps: 80 },
     });
     expect(Object.keys(PRESETS)).toEqual([...PRESET_NAMES]);
   });
