@@ -39,6 +39,9 @@ function panel(metric) {
   const sx = (x) => pad.l + ((x - x0) / (x1 - x0 || 1)) * (W - pad.l - pad.r);
   const sy = (y) => H - pad.b - ((y - y0) / (y1 - y0)) * (H - pad.t - pad.b);
   const ticks = [0, 0.5, 1].map((f) => y0 + f * (y1 - y0));
+  // small ranges (learning rates) need more than two decimals
+  const decimals = Math.max(2, Math.ceil(-Math.log10(y1 - y0)) + 1);
+  const label = (t) => (decimals > 6 ? t.toExponential(1) : t.toFixed(decimals));
   const lines = series
     .map(
       (s, i) =>
@@ -50,7 +53,7 @@ function panel(metric) {
     <text x="${pad.l}" y="16" font-size="13" font-weight="bold">${metric}</text>
     <line x1="${pad.l}" y1="${H - pad.b}" x2="${W - pad.r}" y2="${H - pad.b}" stroke="#888"/>
     <line x1="${pad.l}" y1="${pad.t}" x2="${pad.l}" y2="${H - pad.b}" stroke="#888"/>
-    ${ticks.map((t) => `<text x="${pad.l - 6}" y="${sy(t) + 4}" text-anchor="end">${t.toFixed(2)}</text>`).join('')}
+    ${ticks.map((t) => `<text x="${pad.l - 6}" y="${sy(t) + 4}" text-anchor="end">${label(t)}</text>`).join('')}
     <text x="${pad.l}" y="${H - 10}">step ${x0}</text><text x="${W - pad.r}" y="${H - 10}" text-anchor="end">${x1}</text>
     ${lines}</svg>`;
 }
