@@ -100,6 +100,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
   const pool = o.pool ?? null;
   // the action names turnCredit=action looks for in the replies
   const envActions = c.algorithm.turnCredit === 'action' ? createEnv(c.env.name, c.env.config).actions : null;
+  const schedule = { ...c.ppo.lrSchedule, horizon: c.ppo.lrSchedule.horizonSteps ?? total };
   const critic: Qwen2Model | null = needsCritic(c) ? policy.clone({ valueHead: true }) : null;
   const ref: Qwen2Model | null = c.ppo.kl.coef > 0 ? policy.clone({ trainable: false }) : null;
   const actorOpt = new AdamW(
@@ -201,7 +202,6 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
       await saveCheckpoint(step - 1);
       return finish('cancelled', step - 1, cancelReason());
     }
-    const schedule = { ...c.ppo.lrSchedule, horizon: c.ppo.lrSchedule.horizonSteps ?? total };
     actorOpt.setLearningRate(learningRateAt(c.ppo.actorLr, step, schedule));
     criticOpt?.setLearningRate(learningRateAt(c.ppo.criticLr, step, schedule));
     const timing: Record<string, number> = {};

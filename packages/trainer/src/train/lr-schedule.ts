@@ -1,7 +1,7 @@
-export type LrScheduleType = 'constant' | 'linear' | 'cosine';
+import type { RunConfig } from '@starpo/contracts';
 
 export interface LrSchedule {
-  type: LrScheduleType;
+  type: RunConfig['ppo']['lrSchedule']['type'];
   /** Steps of linear warm-up from 0 (0 = none). */
   warmupSteps: number;
   /** The rate at the end of the decay, as a share of the peak. */
