@@ -1,10 +1,12 @@
 import { ConflictException, Inject, Injectable } from '@nestjs/common';
 import { finishRunSchema, ingestMetricsSchema, ingestTrajectoriesSchema } from '@starpo/contracts';
-import { insertTrajectories, publishRunNotice, upsertMetricPoints, type Db, type Run } from '@starpo/db';
+import { insertTrajectories, publishRunNotice, rediagnoseStep, upsertMetricPoints, type Db, type Run } from '@starpo/db';
+import { diagnoseStoredRows } from '@starpo/envs';
+import { turnSnapshot } from './turn-snapshot.js';
 import { DB } from './tokens.js';
 import { parseInput } from './validation.js';
 
-/** Batch ingestion for external runs (trained elsewhere, tracked here). Every call is idempotent. */
+/** Batch ingestion for external runs (trained elsewhere, tracked here). Every call is idempotent and counts as a heartbeat. */
 @Injectable()
 export class IngestService {
   constructor(@Inject(DB) private readonly db: Db) {}
@@ -17,14 +19,21 @@ export class IngestService {
       run.id,
       req.points.map((p) => ({ key: p.key, step: p.step, value: p.value, time: p.time ? new Date(p.time * 1000) : undefined })),
     );
-    const top = Math.max(...req.points.map((p) => p.step));
-    await this.db.run.updateMany({ where: { id: run.id, currentStep: { lt: top } }, data: { currentStep: top } });
-    const from = Math.min(...req.points.map((p) => p.step));
+    const steps = req.points.map((p) => p.step);
+    const top = Math.max(...steps);
+    const from = Math.min(...steps);
+    await this.heartbeat(run, top);
     await publishRunNotice(this.db, { run: run.id, type: 'metrics', step: top, ...(from < top ? { from } : {}) }).catch(() => {});
     return { accepted };
   }
 
-  async trajectories(run: Run, body: unknown): Promise<{ accepted: number }> {
+  /**
+   * Stores the trajectories, each turn with the state it saw (the snapshot sent, else the board
+   * read back from the observation text, else a note why there is none), then diagnoses every
+   * (step, split) batch they belong to, in the request: the Diagnostics tab is current when
+   * this returns (`npm run bench:ingest` times it).
+   */
+  async trajectories(run: Run, body: unknown): Promise<{ accepted: number; diagnosed: number }> {
     const req = parseInput(ingestTrajectoriesSchema, body);
     this.assertOpen(run);
     const accepted = await insertTrajectories(
@@ -44,7 +53,7 @@ export class IngestService {
         turns: t.turns.map((u, index) => ({
           index,
           observation: u.observation,
-          snapshot: u.snapshot ?? {},
+          snapshot: turnSnapshot(run.environment, u.observation, u.snapshot),
           rawReply: u.rawReply,
           think: u.think,
           answer: u.answer,
@@ -61,9 +70,17 @@ export class IngestService {
         })),
       })),
     );
-    for (const step of new Set(req.trajectories.map((t) => t.step)))
+    const batches = new Map(req.trajectories.map((t) => [`${t.step}/${t.split}`, t]));
+    let diagnosed = 0;
+    for (const { step, split } of batches.values())
+      diagnosed += (await rediagnoseStep(this.db, run.id, step, split, diagnoseStoredRows)).trajectories;
+    const steps = req.trajectories.map((t) => t.step);
+    await this.heartbeat(run, Math.max(...steps));
+    for (const step of new Set(steps)) {
       await publishRunNotice(this.db, { run: run.id, type: 'trajectories', step }).catch(() => {});
-    return { accepted };
+      await publishRunNotice(this.db, { run: run.id, type: 'metrics', step }).catch(() => {});
+    }
+    return { accepted, diagnosed };
   }
 
   async finish(run: Run, body: unknown): Promise<void> {
@@ -71,8 +88,14 @@ export class IngestService {
     if (run.kind !== 'external') throw new ConflictException('only external runs are finished through the API');
     await this.db.run.update({
       where: { id: run.id },
-      data: { status: req.status, stopReason: req.stopReason ?? null, finishedAt: new Date() },
+      data: { status: req.status, stopReason: req.stopReason ?? null, finishedAt: new Date(), heartbeatAt: new Date() },
     });
+  }
+
+  /** Any ingestion keeps an external run alive (it is shown `crashed` after a silence) and advances its step. */
+  private async heartbeat(run: Run, step: number): Promise<void> {
+    await this.db.run.update({ where: { id: run.id }, data: { heartbeatAt: new Date() } });
+    await this.db.run.updateMany({ where: { id: run.id, currentStep: { lt: step } }, data: { currentStep: step } });
   }
 
   private assertOpen(run: Run): void {

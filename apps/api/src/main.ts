@@ -12,6 +12,7 @@ const app = await createApp({
   webOrigin: process.env.WEB_ORIGIN ?? 'http://127.0.0.1:3000',
   secureCookies: process.env.SECURE_COOKIES === '1',
   ...(process.env.INGEST_RATE_LIMIT ? { ingestRateLimit: Number(process.env.INGEST_RATE_LIMIT) } : {}),
+  ...(process.env.EXTERNAL_STALE_MS ? { externalStaleMs: Number(process.env.EXTERNAL_STALE_MS) } : {}),
   ...(process.env.AUTH_RATE_LIMIT ? { authRateLimit: Number(process.env.AUTH_RATE_LIMIT) } : {}),
 });
 await app.listen(port, host);

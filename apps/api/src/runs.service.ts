@@ -17,7 +17,8 @@ import {
 } from '@starpo/contracts';
 import { publishRunNotice, type Db, type Prisma, type Run, type RunQueue } from '@starpo/db';
 import type { Actor } from './auth/actor.js';
-import { DB, QUEUE } from './tokens.js';
+import { externalRunColumns } from './external-run.js';
+import { DB, QUEUE, SETTINGS, type ApiSettings } from './tokens.js';
 import { isUuid, parseInput } from './validation.js';
 
 const SUMMARY_KEYS = ['train/success', 'val/success', 'train/reward/mean', 'rollout/in_group_reward_std', 'train/entropy'];
@@ -36,11 +37,13 @@ export class RunsService {
   constructor(
     @Inject(DB) private readonly db: Db,
     @Inject(QUEUE) private readonly queue: RunQueue,
+    @Inject(SETTINGS) private readonly settings: ApiSettings,
   ) {}
 
   async create(actor: Actor, body: unknown): Promise<RunDetail> {
     const req = parseInput(createRunSchema, body);
-    const config = buildRunConfig(req.preset, req.config as never);
+    // An external run keeps the config its trainer sent, whatever its shape; only ours are built from presets.
+    const columns = req.external ? externalRunColumns(req.config) : configColumns(buildRunConfig(req.preset, req.config as never));
     const run = await this.db.run.create({
       data: {
         teamId: actor.teamId,
@@ -48,11 +51,14 @@ export class RunsService {
         kind: req.external ? 'external' : 'train',
         status: req.external ? 'running' : 'queued',
         startedAt: req.external ? new Date() : null,
-        name: req.name ?? `${req.preset ?? 'custom'}-${config.env.name}-${new Date().toISOString().slice(0, 19)}`,
+        heartbeatAt: req.external ? new Date() : null,
+        name:
+          req.name ??
+          `${req.preset ?? (req.external ? 'external' : 'custom')}-${columns.environment}-${new Date().toISOString().slice(0, 19)}`,
         preset: req.preset && isPresetName(req.preset) ? PRESETS[req.preset].name : null,
         tags: req.tags,
         notes: req.notes,
-        ...configColumns(config),
+        ...columns,
       },
     });
     if (run.kind !== 'external') await this.dispatch(run);
@@ -134,6 +140,7 @@ export class RunsService {
         summary(
           r,
           sums.filter((s) => s.runId === r.id),
+          this.settings.externalStaleMs,
         ),
       ),
       nextCursor: rows.length > q.limit && last ? encodeCursor(field === 'name' ? last.name : last.createdAt.toISOString(), last.id) : null,
@@ -231,7 +238,7 @@ export class RunsService {
   async detail(run: Run): Promise<RunDetail> {
     const sums = await this.db.metricSummary.findMany({ where: { runId: run.id, key: { in: SUMMARY_KEYS } } });
     return {
-      ...summary(run, sums),
+      ...summary(run, sums, this.settings.externalStaleMs),
       config: run.config,
       notes: run.notes,
       error: run.error,
@@ -252,13 +259,22 @@ function configColumns(config: RunConfig) {
   };
 }
 
-export function summary(r: Run, sums: { key: string; value: number; maxValue: number }[]): RunSummary {
+/** How long an external run may go without ingestion before it is shown as crashed (W&B does the same). */
+export const DEFAULT_EXTERNAL_STALE_MS = 10 * 60_000;
+
+export function summary(
+  r: Run,
+  sums: { key: string; value: number; maxValue: number }[],
+  externalStaleMs = DEFAULT_EXTERNAL_STALE_MS,
+): RunSummary {
+  // Derived, not stored: the next ingestion revives the run without any write here.
+  const silent = r.kind === 'external' && r.status === 'running' && Date.now() - (r.heartbeatAt ?? r.createdAt).getTime() > externalStaleMs;
   return {
     id: r.id,
     name: r.name,
     kind: r.kind,
     ownerId: r.ownerId,
-    status: r.status,
+    status: silent ? 'crashed' : r.status,
     cancelRequested: r.cancelRequestedAt !== null && !FINISHED.has(r.status),
     stopReason: r.stopReason,
     environment: r.environment,

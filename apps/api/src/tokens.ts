@@ -15,4 +15,6 @@ export interface ApiSettings {
   authRateLimit?: number;
   /** Ingestion requests per minute and IP (default 600, i.e. 600,000 points a minute). */
   ingestRateLimit?: number;
+  /** An external run without ingestion for this long is listed as `crashed` until its next ingestion (default 10 min). */
+  externalStaleMs?: number;
 }

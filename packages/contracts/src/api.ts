@@ -16,13 +16,15 @@ export type CreateRunRequest = z.infer<typeof createRunSchema>;
 
 export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'stopped_early'] as const;
 export type RunStatusName = (typeof RUN_STATUSES)[number];
+/** Shown, never stored: an external run whose trainer has sent nothing for a while (its next ingestion revives it). */
+export type RunDisplayStatus = RunStatusName | 'crashed';
 
 export interface RunSummary {
   id: string;
   name: string;
   kind: 'train' | 'pretrain' | 'external';
   ownerId: string | null;
-  status: RunStatusName;
+  status: RunDisplayStatus;
   /** A cancel was asked for and the worker has not stopped yet. */
   cancelRequested: boolean;
   stopReason: string | null;

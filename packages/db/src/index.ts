@@ -6,6 +6,7 @@ export * from './queries/metrics.js';
 export * from './queries/checkpoints.js';
 export * from './queries/runs.js';
 export * from './queries/trajectories.js';
+export * from './queries/diagnosis.js';
 export * from './queries/pg-text.js';
 export * from './queries/events.js';
 export * from './queue.js';

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ObservationParse } from './observation.js';
 import type { Env, EnvSnapshot } from './types.js';
 
 /** Everything the rest of the system needs to know about one environment. */
@@ -15,6 +16,10 @@ export interface EnvDefinition<S extends z.ZodObject = z.ZodObject, Snap extends
   create(config?: Partial<z.infer<S>>): Env<Snap>;
   /** Text observation drawn from a stored snapshot. */
   renderSnapshot(snapshot: Snap): string;
+  /** The snapshot read back from a text observation (runs trained elsewhere send only the text). */
+  parseObservation(text: string): ObservationParse<Snap>;
+  /** Shape of a stored snapshot that can be drawn and diagnosed. */
+  snapshotSchema: z.ZodType<Snap>;
 }
 
 const registry = new Map<string, EnvDefinition>();

@@ -7,7 +7,7 @@ export { loadBaseModel } from './train/models.js';
 export { pretrain, PRETRAIN_DEFAULTS, type PretrainOptions, type PretrainResult } from './pretrain/pretrain.js';
 export { modelFiles, saveModelDir, loadModelDir, type ModelBundle } from './model/storage.js';
 export type { Trajectory, RolloutTurn } from './rollout/types.js';
-export { diagnoseBatch, diagnoseStoredBatch, type StoredTrajectory, type StoredDiagnosis } from './train/diagnose.js';
+export { diagnoseBatch, diagnoseStoredBatch, diagnoseStoredRows, type StoredTrajectory, type StoredDiagnosis } from './train/diagnose.js';
 export { PhaseProgress } from './cli/progress.js';
 export { ComputePool } from './parallel/pool.js';
 export { startPool } from './parallel/start.js';

@@ -1,5 +1,6 @@
 import type { EnvDefinition } from '../registry.js';
 import type { FrozenLakeSnapshot } from '../types.js';
+import { frozenLakeSnapshotSchema, parseFrozenLakeObservation } from './observation.js';
 import { FROZENLAKE_LEGEND, FrozenLakeEnv, frozenLakeConfigSchema, renderFrozenLake } from './env.js';
 
 export const frozenlake: EnvDefinition<typeof frozenLakeConfigSchema, FrozenLakeSnapshot> = {
@@ -11,4 +12,6 @@ export const frozenlake: EnvDefinition<typeof frozenLakeConfigSchema, FrozenLake
   rolloutDefaults: { maxTurns: 5, maxActionsPerTurn: 5, maxActionsPerTraj: 10 },
   create: (config) => new FrozenLakeEnv(config),
   renderSnapshot: (s) => renderFrozenLake(s),
+  parseObservation: parseFrozenLakeObservation,
+  snapshotSchema: frozenLakeSnapshotSchema,
 };

@@ -1,5 +1,6 @@
 import type { EnvDefinition } from '../registry.js';
 import type { SokobanSnapshot } from '../types.js';
+import { parseSokobanObservation, sokobanSnapshotSchema } from './observation.js';
 import { SOKOBAN_LEGEND, SokobanEnv, renderSokoban, sokobanConfigSchema } from './env.js';
 
 export const sokoban: EnvDefinition<typeof sokobanConfigSchema, SokobanSnapshot> = {
@@ -11,4 +12,6 @@ export const sokoban: EnvDefinition<typeof sokobanConfigSchema, SokobanSnapshot>
   rolloutDefaults: { maxTurns: 5, maxActionsPerTurn: 5, maxActionsPerTraj: 10 },
   create: (config) => new SokobanEnv(config),
   renderSnapshot: (s) => renderSokoban(s),
+  parseObservation: parseSokobanObservation,
+  snapshotSchema: sokobanSnapshotSchema,
 };
