@@ -26,6 +26,8 @@ const FINISHED = new Set(['succeeded', 'failed', 'cancelled', 'stopped_early']);
 
 export type RunDetail = RunSummary & {
   config: unknown;
+  /** The run's page on the dashboard (clients print it). */
+  webUrl: string;
   notes: string;
   error: string | null;
   clonedFromId: string | null;
@@ -240,6 +242,7 @@ export class RunsService {
     return {
       ...summary(run, sums, this.settings.externalStaleMs),
       config: run.config,
+      webUrl: `${this.settings.webOrigin.split(',')[0]!.trim()}/runs/${run.id}`,
       notes: run.notes,
       error: run.error,
       clonedFromId: run.clonedFromId,

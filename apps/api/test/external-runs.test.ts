@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
+
+const reply = (think: string, answer: string) => ({
+  rawReply: `<think>${think}</think><answer>${answer}</answer>`,
+  think,
+  answer,
+  actions: [answer],
+  reward: -0.1,
+});
+
+describe('external runs: boards from text, diagnostics at ingestion, config as sent, heartbeat', () => {
+  let t: TestApi;
+  let owner: TestUser;
+  const get = (path: string) => t.http.get(path).set('Authorization', owner.auth);
+  const post = (path: string, body?: object) => t.http.post(path).set('Authorization', owner.auth).send(body);
+  beforeAll(async () => {
+    t = await startTestApi({ externalStaleMs: 1500 });
+    owner = await signupOwner(t);
+  });
+  afterAll(async () => t?.close());
+
+  it('rebuilds boards from RAGEN text, keeps unreadable turns as text with a note, and flags the step at once', async () => {
+    const run = (
+      await post('/api/runs', { name: 'ragen', external: true, config: { env: 'CoordSokoban', trainer: { project_name: 'x' } } }).expect(
+        201,
+      )
+    ).body;
+    expect(run).toMatchObject({ environment: 'sokoban', algorithm: 'external', totalSteps: 0, config: { env: 'CoordSokoban' } });
+    expect(run.webUrl).toMatch(new RegExp(`/runs/${run.id}$`));
+    const board = '######\n#P_O_#\n#_X__#\n######';
+    const huge = 'The box is at (2, 2). '.repeat(2000);
+    const res = await post(`/api/runs/${run.id}/ingest/trajectories`, {
+      trajectories: [
+        {
+          step: 1,
+          success: false,
+          turns: [
+            { observation: `Turn 1:\nState:\n${board}\nYou have 10 actions left.`, ...reply('The box is at (1, 3). I go right.', 'Right') },
+            { observation: '', ...reply('', 'Up') },
+            { observation: 'I see a corridor.', ...reply('going down', 'Down'), snapshot: { env: 'sokoban', bogus: true } },
+            { observation: board, ...reply(huge, 'Left') },
+          ],
+        },
+        {
+          step: 1,
+          indexInGroup: 1,
+          success: false,
+          turns: [{ observation: board, ...reply('The box is at (2, 2). Then right.', 'Right') }],
+        },
+      ],
+    }).expect(200);
+    expect(res.body).toEqual({ accepted: 2, diagnosed: 2 });
+
+    const list = (await get(`/api/runs/${run.id}/trajectories?hallucinated=true`).expect(200)).body.items;
+    expect(list.map((x: { indexInGroup: number }) => x.indexInGroup)).toEqual([0]);
+    const replay = (await get(`/api/trajectories/${list[0].id}`).expect(200)).body;
+    const [first, empty, unreadable, long] = replay.turns;
+    expect(first.stateSnapshot).toMatchObject({ env: 'sokoban', player: [1, 1], boxes: [[2, 2]] });
+    expect(first.diagnostics.contradicted).toBe(1);
+    expect(empty.stateSnapshot).toEqual({ missing: 'the observation is empty' });
+    expect(empty.diagnostics).toBeNull();
+    expect(unreadable).toMatchObject({
+      observation: 'I see a corridor.',
+      stateSnapshot: { missing: expect.stringMatching(/not a sokoban state.*no Sokoban grid/), sent: { env: 'sokoban', bogus: true } },
+    });
+    expect(long.think).toBe(huge);
+    expect(long.diagnostics.claims.length).toBeGreaterThan(100);
+    expect((await get(`/api/runs/${run.id}/metrics?keys=train/diag/hallucination_rate`).expect(200)).body[0].points).toEqual([
+      expect.objectContaining({ step: 1, value: 0.5 }),
+    ]);
+    const summary = (await get(`/api/runs/${run.id}/diagnostics`).expect(200)).body;
+    expect(summary.flags.hallucinated).toBe(1);
+  });
+
+  it('stores the turns of an environment the server does not know as text', async () => {
+    const run = (
+      await post('/api/runs', { external: true, config: { env: { name: 'webshop' }, algorithm: { adv_estimator: 'grpo' } } }).expect(201)
+    ).body;
+    expect(run).toMatchObject({ environment: 'webshop', algorithm: 'grpo' });
+    await post(`/api/runs/${run.id}/ingest/trajectories`, {
+      trajectories: [
+        { step: 0, success: true, turns: [{ observation: 'search results: 3 shoes', ...reply('buy the first', 'click[1]') }] },
+      ],
+    }).expect(200);
+    const [item] = (await get(`/api/runs/${run.id}/trajectories`).expect(200)).body.items;
+    const replay = (await get(`/api/trajectories/${item.id}`).expect(200)).body;
+    expect(replay.turns[0].stateSnapshot).toEqual({ missing: 'unknown environment "webshop"' });
+  });
+
+  it('shows progress only for a planned step count, goes crashed after a silence and revives on ingestion', async () => {
+    const planned = (
+      await post('/api/runs', { external: true, config: { env: { name: 'frozenlake' }, trainer: { total_training_steps: 200 } } }).expect(
+        201,
+      )
+    ).body;
+    expect(planned).toMatchObject({ environment: 'frozenlake', totalSteps: 200, status: 'running' });
+    await new Promise((r) => setTimeout(r, 1700));
+    const listed = (await get('/api/runs').expect(200)).body.items.find((r: { id: string }) => r.id === planned.id);
+    expect(listed.status).toBe('crashed');
+    await post(`/api/runs/${planned.id}/ingest/metrics`, { points: [{ key: 'train/success', step: 3, value: 0.5 }] }).expect(200);
+    expect((await get(`/api/runs/${planned.id}`).expect(200)).body).toMatchObject({ status: 'running', currentStep: 3 });
+  });
+});
