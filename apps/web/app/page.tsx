@@ -1,7 +1,7 @@
 'use client';
 import type { Page, RunSummary } from '@starpo/contracts';
 import { useEffect, useMemo, useState } from 'react';
-import { duration, pct, when } from '../components/format';
+import { algorithmLabel, duration, pct, when } from '../components/format';
 import { Sparkline } from '../components/Sparkline';
 import { Progress, StatusBadge } from '../components/StatusBadge';
 import { useApi } from '../lib/api';
@@ -130,9 +130,7 @@ export default function RunsPage() {
                   <StatusBadge status={r.status} cancelRequested={r.cancelRequested} />
                 </td>
                 <td>{r.environment}</td>
-                <td>
-                  {r.preset ?? 'custom'} / {r.algorithm}
-                </td>
+                <td>{algorithmLabel(r)}</td>
                 <td>{r.tags.join(', ')}</td>
                 <td title={when(r.startedAt)}>{r.startedAt ? new Date(r.startedAt).toLocaleTimeString() : '—'}</td>
                 <td>{duration(r.startedAt, r.finishedAt)}</td>

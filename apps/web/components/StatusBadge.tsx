@@ -6,7 +6,14 @@ export function StatusBadge({ status, cancelRequested }: { status: string; cance
   );
 }
 
+/** A bar toward the planned step count; just the step when none was planned (an external run that sent none). */
 export function Progress({ step, total }: { step: number; total: number }) {
+  if (total <= 0)
+    return (
+      <span className="muted" data-testid="step-only">
+        step {step}
+      </span>
+    );
   const f = total > 0 ? Math.min(1, step / total) : 0;
   return (
     <span className="progress" title={`${step} / ${total}`}>

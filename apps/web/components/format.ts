@@ -9,3 +9,7 @@ export function duration(from: string | null, to: string | null): string {
 }
 
 export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+
+/** "preset / estimator" for our runs; an external run shows what its trainer named, or "external". */
+export const algorithmLabel = (r: { kind: string; preset: string | null; algorithm: string }) =>
+  r.kind === 'external' ? r.algorithm : `${r.preset ?? 'custom'} / ${r.algorithm}`;

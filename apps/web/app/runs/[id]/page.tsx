@@ -2,7 +2,7 @@
 import { configDiff, PRESETS, buildRunConfig, type LogEvent, type StatusEvent } from '@starpo/contracts';
 import { useParams, useRouter } from 'next/navigation';
 import { useEffect, useMemo, useState } from 'react';
-import { duration, pct, when } from '../../../components/format';
+import { algorithmLabel, duration, pct, when } from '../../../components/format';
 import { DiagnosticsTab } from '../../../components/DiagnosticsTab';
 import { RunCharts } from '../../../components/RunCharts';
 import { Progress, StatusBadge } from '../../../components/StatusBadge';
@@ -76,7 +76,7 @@ export default function RunPage() {
   if (!run) return <p className="muted">Loading…</p>;
   const finished = ['succeeded', 'failed', 'cancelled', 'stopped_early'].includes(run.status);
   const eta =
-    run.status === 'running' && run.startedAt && run.currentStep > 0
+    run.status === 'running' && run.startedAt && run.currentStep > 0 && run.totalSteps > 0
       ? duration(
           new Date().toISOString(),
           new Date(
@@ -126,7 +126,7 @@ export default function RunPage() {
           <b>Env</b> {run.environment}
         </span>
         <span>
-          <b>Algorithm</b> {run.preset ?? 'custom'} / {run.algorithm}
+          <b>Algorithm</b> {algorithmLabel(run)}
         </span>
         <span>
           <b>Started</b> {when(run.startedAt)}
@@ -172,9 +172,27 @@ export default function RunPage() {
           }}
         />
       ) : null}
-      {tab === 'config' ? <ConfigTab config={run.config} preset={run.preset} /> : null}
+      {tab === 'config' ? (
+        run.kind === 'external' ? (
+          <SentConfig config={run.config} />
+        ) : (
+          <ConfigTab config={run.config} preset={run.preset} />
+        )
+      ) : null}
       {tab === 'checkpoints' ? <CheckpointsTab runId={id} base={base} /> : null}
       {tab === 'logs' ? <LogsTab runId={id} /> : null}
+    </div>
+  );
+}
+
+/** An external run's config exactly as its trainer sent it (no defaults, nothing to compare against). */
+function SentConfig({ config }: { config: Record<string, unknown> }) {
+  return (
+    <div className="panel">
+      <h3>Config sent by the trainer</h3>
+      <pre className="config" data-testid="sent-config">
+        {JSON.stringify(config, null, 2)}
+      </pre>
     </div>
   );
 }

@@ -1,6 +1,6 @@
 'use client';
 import type { TrajectorySummary } from '@starpo/contracts';
-import type { EnvSnapshot, TurnDiagnostics } from '@starpo/envs';
+import { validSnapshot, type TurnDiagnostics } from '@starpo/envs';
 import { useParams, useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useState } from 'react';
 import { Board } from '../../../components/Board';
@@ -11,7 +11,8 @@ import { useGet } from '../../../lib/api';
 interface Turn {
   index: number;
   observation: string;
-  stateSnapshot: EnvSnapshot;
+  /** A drawable state, or (ingested text the server could not read) `{ missing: why }`. */
+  stateSnapshot: unknown;
   rawReply: string;
   think: string;
   answer: string;
@@ -33,6 +34,34 @@ interface Trajectory extends TrajectorySummary {
  * saw), next to what it thought and answered, which actions were invalid or had no effect, and
  * the rewards. ←/→ step, space plays.
  */
+/** Why a stored turn has no board: the server's note, or a generic one for older rows. */
+function missingReason(snapshot: unknown): string {
+  const note = snapshot && typeof snapshot === 'object' ? (snapshot as { missing?: unknown }).missing : undefined;
+  return typeof note === 'string' ? note : 'no board state was stored for this turn';
+}
+
+/** The board of a turn when its snapshot is drawable, else the observation text with the reason. */
+function TurnState({ env, snapshot, observation }: { env: string; snapshot: unknown; observation: string }) {
+  const state = validSnapshot(env, snapshot);
+  if (state)
+    return (
+      <>
+        <Board snapshot={state} testId="replay-board" />
+        <p className="muted">state the agent saw at this turn</p>
+      </>
+    );
+  return (
+    <>
+      <pre className="grid-text observation" data-testid="replay-observation">
+        {observation || '(empty observation)'}
+      </pre>
+      <p className="muted" data-testid="no-board-note">
+        Shown as text: {missingReason(snapshot)}.
+      </p>
+    </>
+  );
+}
+
 export default function ReplayPage() {
   const { id } = useParams<{ id: string }>();
   const { data: t, error } = useGet<Trajectory>(`/api/trajectories/${id}`);
@@ -118,8 +147,7 @@ export default function ReplayPage() {
       </div>
       <div className="row">
         <div className="panel">
-          <Board snapshot={u.stateSnapshot} testId="replay-board" />
-          <p className="muted">state the agent saw at this turn</p>
+          <TurnState env={t.environment} snapshot={u.stateSnapshot} observation={u.observation} />
         </div>
         <div className="panel grow turn" data-testid="turn-detail">
           <h3>Think</h3>
