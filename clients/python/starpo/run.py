@@ -61,7 +61,7 @@ class Run:
 
         Values that are not finite numbers (NaN, tables, text) are skipped with a warning.
         """
-        self._raise_pending()
+        self._raise_open()
         step = _step(step)
         now = time.time() if time_s is None else time_s
         for key, value in _flatten(metrics):
@@ -80,7 +80,7 @@ class Run:
         Without ``indexInGroup`` the episodes of a (step, split, group) are numbered in the order
         logged, so a restarted trainer that replays them overwrites instead of duplicating.
         """
-        self._raise_pending()
+        self._raise_open()
         step = _step(step)
         if split not in _SPLITS:
             raise ValueError(f"split must be one of {_SPLITS}, not {split!r}")
@@ -195,6 +195,11 @@ class Run:
                     self._sending -= 1
                     since = time.monotonic()
                     self._cond.notify_all()
+
+    def _raise_open(self) -> None:
+        if self.finished:
+            raise StarpoError(f"run {self.id} is finished; start another with starpo.init")
+        self._raise_pending()
 
     def _raise_pending(self) -> None:
         with self._cond:
