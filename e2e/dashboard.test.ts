@@ -1,8 +1,9 @@
 import { FrozenLakeEnv, SokobanEnv, renderSnapshot } from '@starpo/envs';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPath, ROOT, startSystem, type Started } from './helpers.js';
@@ -213,7 +214,7 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
         { step: 1, indexInGroup: 1, success: false, turns: [turn('The box is right above me. So I go up.', 'Left')] },
       ],
     });
-    // ingestion stores; the command computes the diagnostics (as after a checker upgrade)
+    // ingestion diagnoses; the command re-computes them (as after a checker upgrade)
     const port = /embedded PostgreSQL on port (\d+)/.exec(sys.output())![1];
     const out = execFileSync(process.execPath, ['apps/worker/dist/diagnose-cli.js', run.id], {
       cwd: ROOT,
@@ -316,5 +317,35 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     await page.getByTestId('cancel').click();
     await expect.poll(() => page.getByTestId('status').textContent(), { timeout: 60_000 }).toBe('cancelled');
     await expect.poll(() => page.getByTestId('stop-reason').textContent()).toContain('cancelled by user');
+  });
+  it('tracks the Python example: listed, boards rebuilt from its text, flagged at ingestion', async () => {
+    const { token } = (await api('POST', '/api/tokens', { name: 'python example' })) as { token: string };
+    const { stdout } = await promisify(execFile)(
+      'python3',
+      ['clients/python/examples/scripted_sokoban.py', '--url', sys.apiUrl, '--token', token],
+      {
+        cwd: ROOT,
+      },
+    );
+    const [, id, url] = /run (\S+): (\S+)/.exec(stdout)!;
+    expect(url).toBe(`${sys.webUrl}/runs/${id}`);
+
+    await page.goto(`${sys.webUrl}/`);
+    const row = page.getByTestId('run-row').filter({ hasText: 'scripted-sokoban' });
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await row.textContent()).toContain('external');
+
+    // the client sent only observation text: the replay draws the board the server read from it
+    const { items } = (await api('GET', `/api/runs/${id}/trajectories?from=1&to=1&limit=10`)) as { items: { id: string }[] };
+    const replay = (await api('GET', `/api/trajectories/${items[0]!.id}`)) as { turns: { observation: string }[] };
+    await page.goto(`${sys.webUrl}/trajectories/${items[0]!.id}`);
+    await expect.poll(() => page.getByTestId('replay-board').getAttribute('aria-label')).toBe(replay.turns[0]!.observation);
+    expect(await page.getByTestId('no-board-note').count()).toBe(0);
+
+    await page.goto(url);
+    await page.getByRole('tab', { name: 'diagnostics' }).click();
+    await expect.poll(() => page.getByTestId('flag-counts').textContent()).toMatch(/hallucinated.*[1-9]/);
+    await page.getByRole('tab', { name: 'config' }).click();
+    expect(await page.getByTestId('sent-config').textContent()).toContain('bfs-scripted');
   });
 });
