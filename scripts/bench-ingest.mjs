@@ -1,0 +1,163 @@
+// bench:ingest — 1,000 external trajectories of 5 turns through POST /api/runs/:id/ingest/trajectories,
+// observation text only (the server rebuilds each board and diagnoses each step batch in the request),
+// beside the same rows stored without either, on a real Postgres (DATABASE_URL's server, else embedded).
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createApp } from '@starpo/api/bootstrap';
+import { createDb, ensureDatabase, insertTrajectories, migrate, rediagnoseStep, startEmbeddedPostgres } from '@starpo/db';
+import { SokobanEnv, diagnoseStoredRows, renderSokoban } from '@starpo/envs';
+
+const TRAJECTORIES = Number(process.env.BENCH_TRAJECTORIES ?? 1000);
+const TURNS = 5;
+const PER_STEP = 125; // a RAGEN-sized step batch (8 prompts × 16 rollouts = 128)
+const MAX_BYTES = 1_000_000;
+const log = (s) => process.stdout.write(`${s}\n`);
+
+let server = null;
+let tmp = null;
+let url = process.env.DATABASE_URL;
+if (url) {
+  const u = new URL(url);
+  const name = `starpo_bench_${Date.now()}`;
+  u.pathname = '/postgres';
+  await ensureDatabase(u.toString(), name);
+  u.pathname = `/${name}`;
+  url = u.toString();
+} else {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'starpo-bench-'));
+  chmodSync(tmp, 0o755);
+  server = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'data'), ephemeral: true });
+  url = server.url;
+}
+await migrate(url);
+const db = createDb(url, { max: 8 });
+const app = await createApp({ databaseUrl: url, webOrigin: 'http://localhost:3000', ingestRateLimit: 100_000 }, { logger: false });
+await app.listen(0, '127.0.0.1');
+const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+const signup = await fetch(`${base}/api/auth/signup`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ email: 'bench@lab.test', password: 'correct horse', name: 'Bench' }),
+});
+const cookie = signup.headers.get('set-cookie').split(';')[0];
+const { token } = await (
+  await fetch(`${base}/api/tokens`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: '{"name":"bench"}' })
+).json();
+const post = async (p, body) => {
+  const res = await fetch(base + p, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${p}: ${res.status} ${await res.text()}`);
+  return res.json();
+};
+
+// Real Sokoban episodes (random moves), with think texts that make position claims, some false.
+const env = new SokobanEnv({ observationFormat: 'grid_coord' });
+const trajectories = [];
+for (let i = 0; i < TRAJECTORIES; i++) {
+  env.reset(10_000 + i);
+  const turns = [];
+  for (let k = 0; k < TURNS; k++) {
+    const s = env.snapshot();
+    const [br, bc] = s.boxes[0];
+    const action = env.actions[(i + k * 3) % 4];
+    const think = `I am at (${s.player[0]}, ${s.player[1]}). The box is at (${br + (i % 4 === 0 ? 1 : 0)}, ${bc}). I will go ${action.toLowerCase()}.`;
+    const observation = renderSokoban(s, 'grid_coord');
+    const reward = env.step(action).reward;
+    turns.push({
+      observation,
+      rawReply: `<think>${think}</think><answer>${action}</answer>`,
+      think,
+      answer: action,
+      actions: [action],
+      reward,
+    });
+  }
+  trajectories.push({
+    step: 1 + Math.floor(i / PER_STEP),
+    split: 'train',
+    group: Math.floor((i % PER_STEP) / 16),
+    indexInGroup: (i % PER_STEP) % 16,
+    seed: 10_000 + i,
+    success: env.success,
+    turns,
+  });
+}
+/** Requests as the Python client makes them: in order, at most 1,000 items and 1 MB each. */
+const batches = [];
+for (const t of trajectories) {
+  const size = JSON.stringify(t).length + 1;
+  const last = batches.at(-1);
+  if (last && last.bytes + size < MAX_BYTES - 64 && last.items.length < 1000) {
+    last.items.push(t);
+    last.bytes += size;
+  } else batches.push({ items: [t], bytes: size + 20 });
+}
+
+log(
+  `bench:ingest — ${TRAJECTORIES} trajectories × ${TURNS} turns (Sokoban grid_coord text, no snapshots), ${batches.length} requests ≤ 1 MB, Postgres ${server ? 'embedded' : 'from DATABASE_URL'}, ${os.cpus().length} cores`,
+);
+
+// 1. through the API: parse boards + store + diagnose each touched step batch, in the request
+const run = await post('/api/runs', { name: 'bench-ingest', external: true, config: { env: { name: 'sokoban' } } });
+const times = [];
+const t0 = performance.now();
+let diagnosed = 0;
+for (const b of batches) {
+  const t = performance.now();
+  diagnosed += (await post(`/api/runs/${run.id}/ingest/trajectories`, { trajectories: b.items })).diagnosed;
+  times.push(performance.now() - t);
+}
+const api = (performance.now() - t0) / 1000;
+const flagged = await db.trajectory.count({ where: { runId: run.id, hallucinated: true } });
+log(
+  `API ingestion + boards + diagnostics: ${api.toFixed(2)} s (${(TRAJECTORIES / api).toFixed(0)} trajectories/s; slowest request ${(Math.max(...times) / 1000).toFixed(2)} s; ${diagnosed} trajectory diagnoses, ${flagged} flagged hallucinated)`,
+);
+
+// 2. the same rows stored directly, without board parsing or diagnostics (what ingestion cost before)
+const plain = await post('/api/runs', { name: 'bench-plain', external: true, config: { env: { name: 'sokoban' } } });
+const t1 = performance.now();
+for (const b of batches)
+  await insertTrajectories(
+    db,
+    plain.id,
+    b.items.map((t) => ({
+      ...t,
+      env: 'sokoban',
+      totalReward: 0,
+      numActions: TURNS,
+      keptByFilter: null,
+      turns: t.turns.map((u, index) => ({
+        ...u,
+        index,
+        snapshot: {},
+        parsedActions: u.actions,
+        validActions: u.actions,
+        formatOk: true,
+        effectiveCount: 1,
+        done: false,
+        promptTokens: 0,
+        responseTokens: 0,
+        meanLogProb: null,
+        meanEntropy: null,
+      })),
+    })),
+  );
+const store = (performance.now() - t1) / 1000;
+log(`store only (no boards, no diagnostics):  ${store.toFixed(2)} s`);
+
+// 3. re-computing the diagnostics of the ingested run (what npm run diagnose does)
+const t2 = performance.now();
+for (let step = 1; step <= Math.ceil(TRAJECTORIES / PER_STEP); step++) await rediagnoseStep(db, run.id, step, 'train', diagnoseStoredRows);
+const rediag = (performance.now() - t2) / 1000;
+log(`re-diagnosing the run (npm run diagnose): ${rediag.toFixed(2)} s`);
+log(`ratio: ingestion with boards + diagnostics / store only = ${(api / store).toFixed(2)}×`);
+
+await app.close();
+await db.$disconnect();
+if (server) await server.stop();
+if (tmp) rmSync(tmp, { recursive: true, force: true });
