@@ -33,7 +33,7 @@ if (url) {
 }
 await migrate(url);
 const db = createDb(url, { max: 8 });
-const app = await createApp({ databaseUrl: url, webOrigin: 'http://localhost:3000', ingestRateLimit: 100_000 }, { logger: false });
+const app = await createApp({ databaseUrl: url, webOrigin: 'http://localhost:3000', ingestRateLimit: 100_000 }, { logger: ['error', 'warn'] });
 await app.listen(0, '127.0.0.1');
 const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
 const signup = await fetch(`${base}/api/auth/signup`, {

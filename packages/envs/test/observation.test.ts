@@ -32,27 +32,31 @@ describe('Sokoban text → snapshot', () => {
     { rows: 10, cols: 7, numBoxes: 3 },
   ];
   for (const size of sizes) {
-    it(`round-trips grid and grid_coord renders of ${size.rows}×${size.cols} rooms with ${size.numBoxes} box(es) over 40 seeds and random walks`, () => {
-      const env = new SokobanEnv({ ...size, searchDepth: 30 });
-      let checked = 0;
-      for (let seed = 0; seed < 40; seed++) {
-        env.reset(seed);
-        for (let move = 0; move < 6 && !env.done; move++) {
-          const snap = env.snapshot();
-          for (const format of ['grid', 'grid_coord'] as const) {
-            const parsed = parseSokobanObservation(renderSokoban(snap, format));
-            expect(parsed.ok, `seed ${seed} ${format}`).toBe(true);
-            if (parsed.ok) {
-              expect(sokobanBoard(parsed.snapshot)).toEqual(sokobanBoard(snap));
-              expect(renderSokoban(parsed.snapshot, format)).toBe(renderSokoban(snap, format));
+    it(
+      `round-trips grid and grid_coord renders of ${size.rows}×${size.cols} rooms with ${size.numBoxes} box(es) over 40 seeds and random walks`,
+      { timeout: 60_000 },
+      () => {
+        const env = new SokobanEnv({ ...size, searchDepth: 30 });
+        let checked = 0;
+        for (let seed = 0; seed < 40; seed++) {
+          env.reset(seed);
+          for (let move = 0; move < 6 && !env.done; move++) {
+            const snap = env.snapshot();
+            for (const format of ['grid', 'grid_coord'] as const) {
+              const parsed = parseSokobanObservation(renderSokoban(snap, format));
+              expect(parsed.ok, `seed ${seed} ${format}`).toBe(true);
+              if (parsed.ok) {
+                expect(sokobanBoard(parsed.snapshot)).toEqual(sokobanBoard(snap));
+                expect(renderSokoban(parsed.snapshot, format)).toBe(renderSokoban(snap, format));
+              }
+              checked++;
             }
-            checked++;
+            env.step(env.actions[(seed + move) % 4]!);
           }
-          env.step(env.actions[(seed + move) % 4]!);
         }
-      }
-      expect(checked).toBeGreaterThan(200);
-    });
+        expect(checked).toBeGreaterThan(200);
+      },
+    );
   }
 
   it('reads RAGEN’s other vocabulary, the paper’s ✓, spaced symbols and the board inside a RAGEN turn block', () => {
@@ -97,7 +101,7 @@ describe('Sokoban text → snapshot', () => {
 
 describe('FrozenLake text → snapshot', () => {
   for (const size of [2, 3, 4, 6, 8, 12]) {
-    it(`round-trips ${size}×${size} maps over 60 seeds, through holes and goals`, () => {
+    it(`round-trips ${size}×${size} maps over 60 seeds, through holes and goals`, { timeout: 60_000 }, () => {
       const env = new FrozenLakeEnv({ size, successRate: 1 });
       for (let seed = 0; seed < 60; seed++) {
         env.reset(seed);
