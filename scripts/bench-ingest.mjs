@@ -15,46 +15,7 @@ const PER_STEP = 125; // a RAGEN-sized step batch (8 prompts × 16 rollouts = 12
 const MAX_BYTES = 1_000_000;
 const log = (s) => process.stdout.write(`${s}\n`);
 
-let server = null;
-let tmp = null;
-let url = process.env.DATABASE_URL;
-if (url) {
-  const u = new URL(url);
-  const name = `starpo_bench_${Date.now()}`;
-  u.pathname = '/postgres';
-  await ensureDatabase(u.toString(), name);
-  u.pathname = `/${name}`;
-  url = u.toString();
-} else {
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'starpo-bench-'));
-  chmodSync(tmp, 0o755);
-  server = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'data'), ephemeral: true });
-  url = server.url;
-}
-await migrate(url);
-const db = createDb(url, { max: 8 });
-const app = await createApp({ databaseUrl: url, webOrigin: 'http://localhost:3000', ingestRateLimit: 100_000 }, { logger: ['error', 'warn'] });
-await app.listen(0, '127.0.0.1');
-const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
-const signup = await fetch(`${base}/api/auth/signup`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ email: 'bench@lab.test', password: 'correct horse', name: 'Bench' }),
-});
-const cookie = signup.headers.get('set-cookie').split(';')[0];
-const { token } = await (
-  await fetch(`${base}/api/tokens`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: '{"name":"bench"}' })
-).json();
-const post = async (p, body) => {
-  const res = await fetch(base + p, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${p}: ${res.status} ${await res.text()}`);
-  return res.json();
-};
-
+// The episodes first: an idle keep-alive connection would be closed under a long generation.
 // Real Sokoban episodes (random moves), with think texts that make position claims, some false.
 const env = new SokobanEnv({ observationFormat: 'grid_coord' });
 const trajectories = [];
@@ -97,6 +58,49 @@ for (const t of trajectories) {
     last.bytes += size;
   } else batches.push({ items: [t], bytes: size + 20 });
 }
+
+let server = null;
+let tmp = null;
+let url = process.env.DATABASE_URL;
+if (url) {
+  const u = new URL(url);
+  const name = `starpo_bench_${Date.now()}`;
+  u.pathname = '/postgres';
+  await ensureDatabase(u.toString(), name);
+  u.pathname = `/${name}`;
+  url = u.toString();
+} else {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'starpo-bench-'));
+  chmodSync(tmp, 0o755);
+  server = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'data'), ephemeral: true });
+  url = server.url;
+}
+await migrate(url);
+const db = createDb(url, { max: 8 });
+const app = await createApp(
+  { databaseUrl: url, webOrigin: 'http://localhost:3000', ingestRateLimit: 100_000 },
+  { logger: ['error', 'warn'] },
+);
+await app.listen(0, '127.0.0.1');
+const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+const signup = await fetch(`${base}/api/auth/signup`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ email: 'bench@lab.test', password: 'correct horse', name: 'Bench' }),
+});
+const cookie = signup.headers.get('set-cookie').split(';')[0];
+const { token } = await (
+  await fetch(`${base}/api/tokens`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: '{"name":"bench"}' })
+).json();
+const post = async (p, body) => {
+  const res = await fetch(base + p, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${p}: ${res.status} ${await res.text()}`);
+  return res.json();
+};
 
 log(
   `bench:ingest — ${TRAJECTORIES} trajectories × ${TURNS} turns (Sokoban grid_coord text, no snapshots), ${batches.length} requests ≤ 1 MB, Postgres ${server ? 'embedded' : 'from DATABASE_URL'}, ${os.cpus().length} cores`,
