@@ -41,6 +41,9 @@ export interface TrajectoryInput {
   turns: TurnInput[];
 }
 
+/** A 1 MB batch of several thousand turns can outlast Prisma's 5 s transaction default on a busy machine. */
+const LONG_TRANSACTION = { timeout: 60_000, maxWait: 10_000 };
+
 /**
  * Insert trajectories and all their turns in two multi-row statements, inside one transaction.
  * Re-inserting the same (run, step, split, group, index) replaces it, so a resumed step never
@@ -49,64 +52,60 @@ export interface TrajectoryInput {
 export async function insertTrajectories(db: Db, runId: string, items: TrajectoryInput[]): Promise<number> {
   if (!items.length) return 0;
   const withIds = items.map((t) => ({ id: randomUUID(), t }));
-  await db.$transaction(
-    async (tx) => {
-      for (const step of new Set(items.map((t) => t.step))) {
-        const keys = items.filter((t) => t.step === step);
-        await tx.trajectory.deleteMany({
-          where: { runId, step, OR: keys.map((t) => ({ split: t.split, groupIndex: t.group, indexInGroup: t.indexInGroup })) },
-        });
-      }
-      await tx.trajectory.createMany({
-        data: withIds.map(({ id, t }) => ({
-          id,
-          runId,
-          step: t.step,
-          split: t.split,
-          groupIndex: t.group,
-          indexInGroup: t.indexInGroup,
-          seed: t.seed,
-          environment: t.env,
-          success: t.success,
-          totalReward: t.totalReward,
-          numTurns: t.turns.length,
-          numActions: t.numActions,
-          keptByFilter: t.keptByFilter,
-          hallucinated: t.hallucinated ?? false,
-          flags: (t.flags ?? []).map(pgText),
-          finalSnapshot: (t.finalSnapshot === undefined ? undefined : pgJson(t.finalSnapshot)) as object | undefined,
+  await db.$transaction(async (tx) => {
+    for (const step of new Set(items.map((t) => t.step))) {
+      const keys = items.filter((t) => t.step === step);
+      await tx.trajectory.deleteMany({
+        where: { runId, step, OR: keys.map((t) => ({ split: t.split, groupIndex: t.group, indexInGroup: t.indexInGroup })) },
+      });
+    }
+    await tx.trajectory.createMany({
+      data: withIds.map(({ id, t }) => ({
+        id,
+        runId,
+        step: t.step,
+        split: t.split,
+        groupIndex: t.group,
+        indexInGroup: t.indexInGroup,
+        seed: t.seed,
+        environment: t.env,
+        success: t.success,
+        totalReward: t.totalReward,
+        numTurns: t.turns.length,
+        numActions: t.numActions,
+        keptByFilter: t.keptByFilter,
+        hallucinated: t.hallucinated ?? false,
+        flags: (t.flags ?? []).map(pgText),
+        finalSnapshot: (t.finalSnapshot === undefined ? undefined : pgJson(t.finalSnapshot)) as object | undefined,
+      })),
+    });
+    await tx.turn.createMany({
+      data: withIds.flatMap(({ id, t }) =>
+        t.turns.map((u) => ({
+          trajectoryId: id,
+          index: u.index,
+          observation: pgText(u.observation),
+          stateSnapshot: pgJson(u.snapshot) as object,
+          rawReply: pgText(u.rawReply),
+          think: pgText(u.think),
+          answer: pgText(u.answer),
+          parsedActions: u.parsedActions.map(pgText),
+          validActions: u.validActions.map(pgText),
+          formatOk: u.formatOk,
+          actionsValid: u.formatOk && u.validActions.length > 0 && u.validActions.length === u.parsedActions.length,
+          effectiveCount: u.effectiveCount,
+          reward: u.reward,
+          done: u.done,
+          promptTokens: u.promptTokens,
+          responseTokens: u.responseTokens,
+          meanLogProb: u.meanLogProb,
+          meanEntropy: u.meanEntropy,
+          advantage: u.advantage ?? null,
+          diagnostics: (u.diagnostics === undefined ? undefined : pgJson(u.diagnostics)) as object | undefined,
         })),
-      });
-      await tx.turn.createMany({
-        data: withIds.flatMap(({ id, t }) =>
-          t.turns.map((u) => ({
-            trajectoryId: id,
-            index: u.index,
-            observation: pgText(u.observation),
-            stateSnapshot: pgJson(u.snapshot) as object,
-            rawReply: pgText(u.rawReply),
-            think: pgText(u.think),
-            answer: pgText(u.answer),
-            parsedActions: u.parsedActions.map(pgText),
-            validActions: u.validActions.map(pgText),
-            formatOk: u.formatOk,
-            actionsValid: u.formatOk && u.validActions.length > 0 && u.validActions.length === u.parsedActions.length,
-            effectiveCount: u.effectiveCount,
-            reward: u.reward,
-            done: u.done,
-            promptTokens: u.promptTokens,
-            responseTokens: u.responseTokens,
-            meanLogProb: u.meanLogProb,
-            meanEntropy: u.meanEntropy,
-            advantage: u.advantage ?? null,
-            diagnostics: (u.diagnostics === undefined ? undefined : pgJson(u.diagnostics)) as object | undefined,
-          })),
-        ),
-      });
-      // A 1 MB batch of several thousand turns can outlast Prisma's 5 s default on a busy machine.
-    },
-    { timeout: 60_000, maxWait: 10_000 },
-  );
+      ),
+    });
+  }, LONG_TRANSACTION);
   return items.length;
 }
 
