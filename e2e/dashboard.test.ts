@@ -332,19 +332,21 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
 
     await page.goto(`${sys.webUrl}/`);
     const row = page.getByTestId('run-row').filter({ hasText: 'scripted-sokoban' });
-    await expect.poll(() => row.count()).toBe(1);
+    await expect.poll(() => row.count(), { timeout: 30_000 }).toBe(1);
     expect(await row.textContent()).toContain('external');
 
     // the client sent only observation text: the replay draws the board the server read from it
     const { items } = (await api('GET', `/api/runs/${id}/trajectories?from=1&to=1&limit=10`)) as { items: { id: string }[] };
     const replay = (await api('GET', `/api/trajectories/${items[0]!.id}`)) as { turns: { observation: string }[] };
     await page.goto(`${sys.webUrl}/trajectories/${items[0]!.id}`);
-    await expect.poll(() => page.getByTestId('replay-board').getAttribute('aria-label')).toBe(replay.turns[0]!.observation);
+    await expect
+      .poll(() => page.getByTestId('replay-board').getAttribute('aria-label'), { timeout: 30_000 })
+      .toBe(replay.turns[0]!.observation);
     expect(await page.getByTestId('no-board-note').count()).toBe(0);
 
     await page.goto(url);
     await page.getByRole('tab', { name: 'diagnostics' }).click();
-    await expect.poll(() => page.getByTestId('flag-counts').textContent()).toMatch(/hallucinated.*[1-9]/);
+    await expect.poll(() => page.getByTestId('flag-counts').textContent(), { timeout: 30_000 }).toMatch(/hallucinated.*[1-9]/);
     await page.getByRole('tab', { name: 'config' }).click();
     expect(await page.getByTestId('sent-config').textContent()).toContain('bfs-scripted');
   });
