@@ -350,4 +350,46 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     await page.getByRole('tab', { name: 'config' }).click();
     expect(await page.getByTestId('sent-config').textContent()).toContain('bfs-scripted');
   });
+  it('replays stored turns that have no board: no snapshot, empty text, unknown environment, a huge think', async () => {
+    const reply = (think: string) => ({
+      rawReply: `<think>${think}</think><answer>Up</answer>`,
+      think,
+      answer: 'Up',
+      actions: ['Up'],
+      reward: 0,
+    });
+    const odd = (await api('POST', '/api/runs', { name: 'odd turns', external: true, config: { env: { name: 'sokoban' } } })) as {
+      id: string;
+    };
+    await api('POST', `/api/runs/${odd.id}/ingest/trajectories`, {
+      trajectories: [
+        {
+          step: 0,
+          success: false,
+          turns: [
+            { observation: 'a corridor, no grid', ...reply('hmm') },
+            { observation: '', ...reply('') },
+            { observation: '#####\n#P_O#\n#####', ...reply('The box is left of me. '.repeat(2000)) },
+          ],
+        },
+      ],
+    });
+    const shop = (await api('POST', '/api/runs', { name: 'shop', external: true, config: { env: 'webshop' } })) as { id: string };
+    await api('POST', `/api/runs/${shop.id}/ingest/trajectories`, {
+      trajectories: [{ step: 0, success: true, turns: [{ observation: 'search[red shoes]', ...reply('buy') }] }],
+    });
+    for (const [runId, notes] of [
+      [odd.id, ['no Sokoban grid', 'the observation is empty', 'the grid has no box']],
+      [shop.id, ['unknown environment "webshop"']],
+    ] as const) {
+      const { items } = (await api('GET', `/api/runs/${runId}/trajectories`)) as { items: { id: string }[] };
+      await page.goto(`${sys.webUrl}/trajectories/${items[0]!.id}`);
+      for (const [i, note] of notes.entries()) {
+        if (i) await page.getByTestId('next-turn').click();
+        await expect.poll(() => page.getByTestId('no-board-note').textContent(), { timeout: 30_000 }).toContain(note);
+        expect(await page.getByTestId('replay-observation').count()).toBe(1);
+      }
+    }
+    expect(await page.getByTestId('think').textContent()).toContain('buy');
+  });
 });
