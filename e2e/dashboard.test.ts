@@ -48,6 +48,15 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
       return copy.textContent;
     });
 
+  /** Signs up when the first test did not run (these tests can run alone with -t). */
+  const signedIn = async () => {
+    if (page.url().startsWith(sys.webUrl)) return;
+    await page.goto(sys.webUrl);
+    const me = await page.evaluate(async (url) => (await fetch(`${url}/api/auth/me`, { credentials: 'include' })).status, sys.apiUrl);
+    if (me === 200) return;
+    await api('POST', '/api/auth/signup', { email: 'py@lab.test', password: 'correct horse', name: 'Py', teamName: 'lab' });
+  };
+
   beforeAll(async () => {
     if (!exe) console.warn('SKIPPED dashboard browser tests: no Chromium found (install Debian chromium or set CHROMIUM_PATH)');
     sys = await startSystem({
@@ -319,6 +328,7 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     await expect.poll(() => page.getByTestId('stop-reason').textContent()).toContain('cancelled by user');
   });
   it('tracks the Python example: listed, boards rebuilt from its text, flagged at ingestion', async () => {
+    await signedIn();
     const { token } = (await api('POST', '/api/tokens', { name: 'python example' })) as { token: string };
     const { stdout } = await promisify(execFile)(
       'python3',
@@ -351,6 +361,7 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     expect(await page.getByTestId('sent-config').textContent()).toContain('bfs-scripted');
   });
   it('replays stored turns that have no board: no snapshot, empty text, unknown environment, a huge think', async () => {
+    await signedIn();
     const reply = (think: string) => ({
       rawReply: `<think>${think}</think><answer>Up</answer>`,
       think,
