@@ -200,6 +200,7 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
   });
 
   it('diagnoses reasoning: a false claim is highlighted with the truth, counted in the diagnostics tab and found by the flag filter', async () => {
+    await signedIn();
     // Sokoban seed 3: the box is right above the player; a think that says otherwise, and one that decides up but answers left
     const env = new SokobanEnv();
     const obs = env.reset(3);
