@@ -1,4 +1,4 @@
-import { sentences, type EnvKind } from './normalize.js';
+import { conventionOf, sentences, type Convention, type EnvKind } from './normalize.js';
 
 export type Dir = 'up' | 'down' | 'left' | 'right';
 export type EntityType = 'player' | 'box' | 'target' | 'hole' | 'goal' | 'wall';
@@ -17,12 +17,14 @@ export interface RelationPart {
   dist?: number;
 }
 
-export type OutcomeKind = 'blocked' | 'fall' | 'box_on_target' | 'reach_goal' | 'push_box';
+export type OutcomeKind = 'blocked' | 'fall' | 'box_on_target' | 'reach_goal' | 'push_box' | 'reach_cell';
 
 interface ClaimBase {
   /** The sentence of the think text the claim comes from. */
   span: [number, number];
   negated: boolean;
+  /** Why the claim is not about the current board, or its parse is not sure: it is then never judged. */
+  unsure?: string;
 }
 export interface PositionClaim extends ClaimBase {
   kind: 'position';
@@ -55,18 +57,40 @@ export interface OutcomeClaim extends ClaimBase {
   boxCell?: [number, number];
   /** The moves the outcome is predicted for; absent = the turn's decided moves. */
   moves?: string[];
+  /** reach_cell: where the player or a box ends up ('either': a push that does not say which). */
+  cell?: [number, number];
+  who?: 'box' | 'player' | 'either';
 }
-export type Claim = PositionClaim | OnTargetClaim | RelationClaim | OutcomeClaim;
+/** "exactly one hole in column 2", "two boxes", "no holes next to me". */
+export interface CountClaim extends ClaimBase {
+  kind: 'count';
+  entity: EntityRef;
+  count: number;
+  /** A row or column (the other axis NaN), next to the player, or the whole board. */
+  cell?: [number, number];
+  adjacent?: boolean;
+}
+/** "the goal is 3 steps away": Manhattan distance between two things. */
+export interface DistanceClaim extends ClaimBase {
+  kind: 'distance';
+  subject: EntityRef;
+  ref: EntityRef;
+  dist: number;
+}
+export type Claim = PositionClaim | OnTargetClaim | RelationClaim | OutcomeClaim | CountClaim | DistanceClaim;
 
 export interface Decision {
   span: [number, number];
   moves: string[];
   negated: boolean;
+  /** "I pick", "my answer:", "final": outranks an earlier, plainer decision. */
+  firm?: boolean;
 }
 
 export interface Extraction {
   claims: Claim[];
   decisions: Decision[];
+  convention: Convention;
 }
 
 const DIRS = new Set(['up', 'down', 'left', 'right']);
@@ -154,7 +178,7 @@ function readRelation(toks: string[], i: number, prev?: EntityRef): RelPhrase | 
   );
   // the reference: "of the box", "from me", "as the target", or the entity right after
   let k = j;
-  if (['of', 'from', 'than', 'as', 'relative', 'to'].includes(toks[k] ?? '')) k++;
+  if (['of', 'from', 'than', 'as', 'relative', 'to', 'with'].includes(toks[k] ?? '')) k++;
   if (toks[k] === 'to') k++;
   const ref = toks[k] === 'its' || toks[k] === 'it' ? prev : entityOf(toks[k]);
   if (ref) {
@@ -220,97 +244,243 @@ function readMoves(toks: string[], i: number, actionWords: Set<string>): MovePhr
 
 const OUTCOME_WORDS: [RegExp, OutcomeKind][] = [
   [/^(hit|hits|hitting|bump|bumps|bumping|blocked|block|blocks|stuck|crash|crashes|crashing)$/, 'blocked'],
-  [/^(fall|falls|falling|fell|drop|drops|dropping|sink|sinks|sinking|drown|drowns)$/, 'fall'],
+  [/^(fall|falls|falling|fell|drop|drops|dropping|sink|sinks|sinking|drown|drowns|plunge|plunges)$/, 'fall'],
   [/^(solve|solves|solving|solved|complete|completes|completing|finish|finishes|win|wins)$/, 'box_on_target'],
   [/^(reach|reaches|reaching|arrive|arrives|arriving)$/, 'reach_goal'],
 ];
+/** "is open", "is free": the move is not blocked. */
+const OPEN = /^(open|free|clear|possible|available|allowed|unblocked|legal|valid)$/;
+const AVOID = /^(avoid|avoids|avoiding|dodge|dodges|dodging|skip|skips|skipping|miss|misses|missing|bypass|bypasses|bypassing)$/;
+const TOUCH =
+  /^(touch|touches|touching|enter|enters|entering|cross|crosses|crossing|land|lands|landing|step|steps|stepping|hit|hits|hitting|visit|visits|visiting|end|ends|ending|pass|passes|passing)$/;
+const OUTCOME_STOP = new Set([',', 'so', 'therefore', 'thus', 'because', 'since', 'which', 'then', 'hence', 'if', 'but']);
+const PLACE_VERB =
+  /^(gets?|getting|takes?|taking|puts?|putting|brings?|bringing|leads?|leading|lands?|landing|ends?|ending|moves?|moving|places?|placing|sends?|sending|goes|go|going|puts|be|lands|arrive|arrives|slides?|pushes|push|pushing|shifts?)$/;
 
-/** Outcome predicted in tokens [from, to): the first outcome word, with negation seen before it. */
-function readOutcome(
+interface ReadOutcome {
+  outcome: OutcomeKind;
+  negated: boolean;
+  end: number;
+  cell?: [number, number];
+  /** reach_cell: the box ends there ('box'), the player, or either when the text does not say (a push). */
+  who?: 'box' | 'player' | 'either';
+}
+
+/** Outcomes predicted in tokens [from, to): "gets me to the goal and never lands on a hole", "puts the box at (3, 2)". */
+function readOutcomes(
   toks: string[],
   from: number,
   to: number,
   negatedBefore: boolean,
-): { outcome: OutcomeKind; negated: boolean; end: number } | null {
+  cellOf: (tok: string) => [number, number] | null,
+): ReadOutcome[] {
+  const out: ReadOutcome[] = [];
   let neg = negatedBefore;
+  let placeVerb = false;
+  let boxNamed = false;
+  let playerNamed = false;
   for (let j = from; j < to; j++) {
     const t = toks[j]!;
-    if (t === 'safe' || t === 'safely') return { outcome: 'fall', negated: true, end: j + 1 };
-    if (t === 'freely' || t === 'easily') return { outcome: 'blocked', negated: true, end: j + 1 };
+    if (t === 'safe' || t === 'safely') {
+      out.push({ outcome: 'fall', negated: !neg, end: j + 1 });
+      neg = false;
+      continue;
+    }
+    if (t === 'freely' || t === 'easily' || (OPEN.test(t) && !out.length)) {
+      out.push({ outcome: 'blocked', negated: !neg, end: j + 1 });
+      neg = false;
+      continue;
+    }
+    if (
+      OUTCOME_STOP.has(t) ||
+      (t === 'and' && ENTITY.test(toks[j + 1] ?? '') && toks[j + 2] !== undefined && /^(is|are)$/.test(toks[j + 2]!))
+    )
+      break;
     if (NEGATIONS.has(t)) neg = true;
-    if (t === ',' || t === 'so' || t === 'therefore' || t === 'thus') return null;
+    if (PLACE_VERB.test(t)) placeVerb = true;
+    if (t.startsWith('@box') || t === 'it') boxNamed = true;
+    if (t === '@player') playerNamed = true;
     const next = toks[j + 1] ?? '';
     let kind = OUTCOME_WORDS.find(([re]) => re.test(t))?.[1];
+    let k = j + 1;
+    while (/^(a|an|the|any|every|all|single|one)$/.test(toks[k] ?? '')) k++;
+    const obj = toks[k] ?? '';
+    if (kind === 'blocked' && obj.startsWith('@hole')) kind = 'fall';
+    if (!kind && AVOID.test(t) && obj.startsWith('@hole')) {
+      out.push({ outcome: 'fall', negated: true, end: k + 1 });
+      neg = false;
+      j = k;
+      continue;
+    }
+    if (
+      !kind &&
+      TOUCH.test(t) &&
+      ['on', 'onto', 'in', 'into', 'over', 'through', ''].includes(toks[j + 1] === obj ? '' : toks[j + 1]!) &&
+      obj.startsWith('@hole')
+    )
+      kind = 'fall';
     if (!kind && (t === 'into' || t === 'in' || t === 'against') && next === '@wall') kind = 'blocked';
-    if (!kind && (t === 'into' || t === 'in') && next.startsWith('@hole')) kind = 'fall';
+    if (!kind && (t === 'into' || t === 'in' || t === 'on' || t === 'onto') && next.startsWith('@hole')) kind = 'fall';
     if (!kind && (t === 'onto' || t === 'on' || t === 'into' || t === 'to') && next.startsWith('@target')) kind = 'box_on_target';
     if (!kind && (t === 'onto' || t === 'on' || t === 'to' || t === 'at') && next === '@goal') kind = 'reach_goal';
     if (!kind && /^(moves|pushes|shifts|slides|move|push|shift|moving|pushing)$/.test(t) && next.startsWith('@box')) kind = 'push_box';
+    if (!kind && placeVerb && /^(to|at|on|onto|in|into)$/.test(t)) {
+      const cell = cellOf(next);
+      if (cell) {
+        out.push({ outcome: 'reach_cell', negated: neg, end: j + 2, cell, who: playerNamed ? 'player' : boxNamed ? 'box' : 'either' });
+        neg = false;
+        j++;
+        continue;
+      }
+    }
     if (kind) {
       // "hits a wall", "falls into the hole", "reaches the goal": the object belongs to the outcome
       let end = j + 1;
-      while (end < to && /^(a|the|into|in|onto|on|to|against|@wall\+?|@hole\+?|@target\+?|@goal)$/.test(toks[end]!)) end++;
-      return { outcome: kind, negated: neg, end };
+      while (end < to && /^(a|the|any|into|in|onto|on|to|against|@wall\+?|@hole\+?|@target\+?|@goal)$/.test(toks[end]!)) end++;
+      out.push({ outcome: kind, negated: neg, end });
+      neg = false;
+      j = end - 1;
     }
   }
-  return null;
+  return out;
 }
+
+/** Words that put what follows off the current board: conditions, the past, plans. */
+const COND =
+  /^(if|unless|whether|suppose|supposing|assuming|imagine|once|after|until|would|could|might|'d|when|whenever|hopefully|ideally|eventually|later)$/;
+const PAST = /^(was|were|had|previous|previously|earlier|ago|initially|originally|used|before|last)$/;
+const PLAN = /^(want|wants|plan|plans|planning|hope|aim|aims|goal|intend|intends|try|trying|eventually)$/;
+const SCOPE_END = /^(so|therefore|thus|hence|now|currently|instead|presently|actually)$/;
 
 /**
  * Claims about the state, predicted outcomes and decided moves in a think text. `actionWords`
- * are extra action names (the bandit's arms) that count as moves.
+ * are extra action names (the bandit's arms) that count as moves. `base` is the coordinate base
+ * unless the text declares its own.
  */
 export function extractClaims(think: string, env: EnvKind, actionWords: readonly string[] = [], base: 0 | 1 = 0): Extraction {
   const claims: Claim[] = [];
   const decisions: Decision[] = [];
   const actionSet = new Set(actionWords.map((a) => a.toLowerCase()));
-  for (const sentence of sentences(think, env)) {
+  const convention = conventionOf(think);
+  const b = convention.base ?? base;
+  // NaN: an open axis ("in row 3"); Infinity: the last row/column ("the bottom left corner")
+  const axis = (v: string) => (v === 'x' ? NaN : v === 'last' ? Infinity : v.startsWith('o') ? Number(v.slice(1)) - 1 + b : Number(v));
+  const cellOf = (tok: string): [number, number] | null => {
+    const m = COORD.exec(tok);
+    return m ? [axis(m[1]!), axis(m[2]!)] : null;
+  };
+  /** The last non-player thing named: what "it" is. */
+  let lastThing: EntityRef | null = null;
+  /** The moves named last (decided or not): what "this", "that" predict for. */
+  let lastMoves: string[] | null = null;
+  for (const sentence of sentences(think, env, convention)) {
     const toks = sentence.tokens;
     const span = sentence.span;
     let subject: EntityRef | null = null;
     /** The entity before the subject: what "its" refers to. */
-    let previous: EntityRef | null = null;
+    let previous: EntityRef | null = lastThing;
+    /** "the goal and I": the first of two things joined by "and". */
+    let conj: EntityRef | null = null;
     let subjectCell: [number, number] | undefined;
     let neg = false;
     let pendingCoord: [number, number] | null = null;
     let pendingRel: RelPhrase | null = null;
     let hypothetical = false;
     let decisionCue = false;
+    let firmCue = false;
     let modal = false;
     let movePhraseSeen = false;
+    /** Off the current board from here on: why. */
+    let scope: 'cond' | 'past' | 'plan' | null = null;
+    const unsure = (c: Claim): Claim => {
+      if (!scope) return c;
+      // a stated sequence of moves from the current state can be simulated, whatever the "if"
+      if (scope === 'cond' && c.kind === 'outcome' && c.moves) return c;
+      const why =
+        scope === 'cond'
+          ? 'a condition or hypothetical'
+          : scope === 'past'
+            ? 'about the past or a counterfactual'
+            : 'a plan, not the current board';
+      return { ...c, unsure: why };
+    };
+    /** "avoid the holes on the left": the holes are there; only outcomes are negated by it. */
+    let avoidNeg = false;
     const emit = (c: Claim) => {
-      claims.push(c);
+      const kept = avoidNeg && c.kind !== 'outcome' ? { ...c, negated: false } : c;
+      claims.push(unsure(kept));
       neg = false;
+      avoidNeg = false;
+    };
+    const decide = (moves: string[], negated: boolean) => {
+      decisions.push({ span, moves, negated, ...(firmCue ? { firm: true } : {}) });
     };
     for (let i = 0; i < toks.length; i++) {
       const t = toks[i]!;
+      if (SCOPE_END.test(t)) scope = null;
+      else if (scope && scope !== 'cond' && (t === ',' || t === 'and') && !ENTITY.test(toks[i - 1] ?? '')) scope = null;
+      if (t === 'were' && toks[i + 1] === 'to') scope = 'cond';
+      else if (PAST.test(t) && (t !== 'last' || /^(move|moves|turn|step|time|action|round)$/.test(toks[i + 1] ?? ''))) {
+        if (t !== 'before' || !/^(moving|pushing|going|stepping|@)/.test(toks[i + 1] ?? '')) scope = 'past';
+      } else if (COND.test(t) && !(t === 'after' && /^(that|this|which)$/.test(toks[i + 1] ?? ''))) scope = scope ?? 'cond';
+      else if (
+        PLAN.test(t) ||
+        ((t === 'will' || t === "'ll") && /^(be|end|have|then)$/.test(toks[i + 1] ?? '')) ||
+        (t === 'so' && toks[i + 1] === 'that')
+      )
+        scope = 'plan';
+      if (/^(choose|chooses|chose|pick|picks|select|selects|decide|decided|decision|final|settle|opt|instead|actually|answer)$/.test(t))
+        firmCue = true;
       if (NEGATIONS.has(t)) {
         neg = true;
+        avoidNeg = AVOID.test(t);
         continue;
       }
       if (t === ',' || t === 'and' || t === 'so') {
         pendingCoord = null;
         pendingRel = null;
       }
-      if (HYPOTHETICAL.has(t)) hypothetical = true;
+      if (HYPOTHETICAL.has(t) || t === 'once' || t === "'d" || (t === 'after' && !/^(that|this)$/.test(toks[i + 1] ?? '')))
+        hypothetical = true;
+      if (PAST.test(t) && t !== 'before') hypothetical = true;
+      if (SCOPE_END.test(t)) hypothetical = false;
       if (MODALS.has(t) || t === 'will' || t === "'ll" || t === 'let' || t === "let's" || t === 'so' || t === 'therefore' || t === 'thus')
         decisionCue = true;
       if (MODALS.has(t)) modal = true;
       if (DECISION_WORDS.has(t) && (toks[i + 1] === ':' || toks[i + 1] === 'is' || toks[i + 1] === 'are')) {
         const m = readMoves(toks, i + 2, actionSet);
         if (m.moves.length) {
-          decisions.push({ span, moves: m.moves, negated: neg });
+          if (!hypothetical || toks[i + 1] === ':') {
+            if (/^(answer|decision|choice)$/.test(t)) firmCue = true;
+            decide(m.moves, neg);
+          }
+          lastMoves = m.moves;
           neg = false;
           i = m.end - 1;
           movePhraseSeen = true;
           continue;
         }
       }
-      const entity = entityOf(t);
+      // "it is at (2, 3)": the last thing named
+      const pronoun: boolean =
+        (t === 'it' || t === "it's") && !!lastThing && (t === "it's" || /^(is|sits|lies|rests|stands|remains|'s)$/.test(toks[i + 1] ?? ''));
+      const entity: EntityRef | null = pronoun ? lastThing : entityOf(t);
       if (entity) {
+        if (toks[i - 1] === 'and' && entityOf(toks[i - 2])) conj = entityOf(toks[i - 2]);
         if (subject && subject.type !== entity.type) previous = subject;
         subject = entity;
+        if (entity.type !== 'player') lastThing = entity;
         subjectCell = undefined;
+        // "exactly 2 holes in row 1", "3 holes", "1 hole next to me"
+        const n = /^\d+$/.test(toks[i - 1] ?? '') ? Number(toks[i - 1]) : null;
+        if (n !== null && !pronoun && entity.type !== 'wall' && entity.type !== 'player') {
+          const count = readCount(toks, i + 1, cellOf);
+          if (count) {
+            emit({ kind: 'count', entity, count: n, ...count.where, negated: neg, span });
+            i = count.end - 1;
+            continue;
+          }
+        }
         if (pendingCoord) {
           emit({ kind: 'position', entity, cell: pendingCoord, negated: neg, span });
           subjectCell = pendingCoord;
@@ -322,12 +492,8 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         }
         continue;
       }
-      const coord = COORD.exec(t);
-      if (coord) {
-        // NaN: an open axis ("in row 3"); Infinity: the last row/column ("the bottom left corner")
-        const axis = (v: string) =>
-          v === 'x' ? NaN : v === 'last' ? Infinity : v.startsWith('o') ? Number(v.slice(1)) - 1 + base : Number(v);
-        const cell: [number, number] = [axis(coord[1]!), axis(coord[2]!)];
+      const cell = cellOf(t);
+      if (cell) {
         // "move left to (2, 2)", "get below it, at (4, 3)": where the player is going, not where it is
         if (['to', 'from', 'toward', 'towards', 'into', 'reach', 'reaches', 'onto'].includes(toks[i - 1] ?? '')) continue;
         if (movePhraseSeen && (!subject || subject.type === 'player')) continue;
@@ -344,10 +510,47 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         i++;
         continue;
       }
+      // "Right, Right, Down gets me to the goal": a stated sequence and what it does
+      const listStart = DIRS.has(t) && (i === 0 || /^(,|:|sequence|path|route|moves|going|then|plan)$/.test(toks[i - 1]!));
+      if (listStart) {
+        const m = readMoves(toks, i, actionSet);
+        const after = m.end;
+        if (
+          m.moves.length &&
+          /^(gets?|takes?|leads?|puts?|brings?|lands?|reaches|reach|will|would|should|ends?|moves?|pushes|keeps?|is|are|sends?|drops?|walks?|hits?|never|avoids?|stays?|goes|can)$/.test(
+            toks[after] ?? '',
+          )
+        ) {
+          const outs = readOutcomes(toks, after, toks.length, neg, cellOf);
+          for (const o of outs) emit(outcomeClaim(o, m.moves, { pushes: m.box }, span));
+          if (outs.length) {
+            lastMoves = m.moves;
+            movePhraseSeen = true;
+            i = outs[outs.length - 1]!.end - 1;
+            continue;
+          }
+        }
+        // "so Left." / ": Left": a bare decision closing a clause
+        if (
+          m.moves.length &&
+          m.end >= toks.length &&
+          i > 0 &&
+          /^(so|therefore|thus|hence|:|instead)$/.test(toks[i - 1]!) &&
+          !hypothetical
+        ) {
+          firmCue = true;
+          decide(m.moves, neg);
+          lastMoves = m.moves;
+          neg = false;
+          i = m.end - 1;
+          continue;
+        }
+      }
       if (MOVE_VERB.test(t) || actionSet.has(t)) {
         const start = actionSet.has(t) ? i : i + 1;
         const m = readMoves(toks, start, actionSet);
         if (!m.moves.length) continue;
+        lastMoves = m.moves;
         // "it is safe to go down"
         const safeBefore = toks.slice(Math.max(0, i - 3), i).includes('safe');
         if (safeBefore) emit({ kind: 'outcome', outcome: 'fall', moves: m.moves, negated: !neg, span });
@@ -363,22 +566,40 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         }
         const gerund = /ing$/.test(t) && !['is', 'am', 'are', 'be', 'to'].includes(toks[i - 1] ?? '');
         const hypo = hypothetical || gerund;
-        const outcome = readOutcome(toks, m.end, toks.length, false);
-        const pushes = m.box && /^push/.test(t) ? { pushesBox: true, ...(m.boxCell ? { boxCell: m.boxCell } : {}) } : {};
-        if (outcome) emit({ kind: 'outcome', outcome: outcome.outcome, moves: m.moves, ...pushes, negated: outcome.negated !== neg, span });
+        const outs = readOutcomes(toks, m.end, toks.length, false, cellOf);
+        const pushes = m.box && /^push/.test(t);
+        for (const o of outs) emit(outcomeClaim({ ...o, negated: o.negated !== neg }, m.moves, { pushes, boxCell: m.boxCell }, span));
         const bare = start === i; // an arm name without a verb before it
         const decided = bare
           ? decisionCue
           : decisionCue || i === 0 || subject?.type === 'player' || !subject || /^(choose|pick|select)/.test(t);
-        if (!hypo && decided) {
-          decisions.push({ span, moves: m.moves, negated: neg });
-        }
+        if (!hypo && decided) decide(m.moves, neg);
         neg = false;
-        i = (outcome ? outcome.end : m.end) - 1;
+        i = (outs.length ? outs[outs.length - 1]!.end : m.end) - 1;
         continue;
+      }
+      // "the goal is 3 steps away", "I am 2 moves from the goal"
+      if (/^\d+$/.test(t) && UNITS.test(toks[i + 1] ?? '') && subject) {
+        const k = i + 2;
+        const ref =
+          toks[k] === 'away'
+            ? toks[k + 1] === 'from'
+              ? entityOf(toks[k + 2])
+              : PLAYER
+            : /^(from|of)$/.test(toks[k] ?? '')
+              ? entityOf(toks[k + 1])
+              : null;
+        if (ref && !DIRS.has(toks[k - 1] ?? '')) {
+          emit({ kind: 'distance', subject, ref, dist: Number(t), negated: neg, span });
+          i = k;
+          continue;
+        }
       }
       const rel = readRelation(toks, i, previous ?? undefined);
       if (rel) {
+        // "the goal and I are in the same row", "the box and the target are next to each other"
+        if (!rel.ref && conj && subject && (rel.same || toks[rel.end] === 'each' || toks[rel.end] === 'one') && !rel.parts.length)
+          rel.ref = conj;
         if (subject?.type === 'player' && !rel.ref) {
           // "I am on the left": no reference to check against
         } else if (subject) {
@@ -393,20 +614,69 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
           });
         } else pendingRel = rel;
         i = rel.end - 1;
+        // "below the hole at (2, 3)": the cell is the reference's
+        const refCell = rel.ref && toks[rel.end] === 'at' ? cellOf(toks[rel.end + 1] ?? '') : null;
+        if (refCell && rel.ref) {
+          emit({ kind: 'position', entity: rel.ref, cell: refCell, negated: false, span });
+          i = rel.end + 1;
+        }
         continue;
       }
-      // "this pushes the box onto the target": an outcome of the decided moves
+      // "this pushes the box onto the target": an outcome of the moves named last (or decided)
       const outcomeVerb = /^(will|would|should|could|pushes|puts|moves|makes|leads|gets|takes|brings|lets|means|causes|lands)$/;
       if ((/^(this|that|which|it|doing)$/.test(t) && outcomeVerb.test(toks[i + 1] ?? '')) || (t === 'will' && !subject)) {
-        const outcome = readOutcome(toks, i + 1, toks.length, neg);
-        if (outcome) {
-          emit({ kind: 'outcome', outcome: outcome.outcome, negated: outcome.negated, span });
-          i = outcome.end - 1;
-        }
+        const outs = readOutcomes(toks, i + 1, toks.length, neg, cellOf);
+        for (const o of outs) emit(outcomeClaim(o, lastMoves ?? undefined, { pushes: false }, span));
+        if (outs.length) i = outs[outs.length - 1]!.end - 1;
       }
     }
   }
-  return { claims, decisions };
+  return { claims, decisions, convention };
+}
+
+function outcomeClaim(
+  o: ReadOutcome,
+  moves: string[] | undefined,
+  push: { pushes: boolean; boxCell?: [number, number] },
+  span: [number, number],
+): OutcomeClaim {
+  const pushesBox = push.pushes || (o.outcome === 'reach_cell' && o.who === 'box');
+  return {
+    kind: 'outcome',
+    outcome: o.outcome,
+    ...(o.outcome === 'reach_cell'
+      ? { who: push.pushes && o.who === 'either' ? 'either' : o.who === 'box' ? 'box' : o.who === 'player' ? 'player' : 'player' }
+      : {}),
+    ...(moves ? { moves } : {}),
+    ...(pushesBox ? { pushesBox: true } : {}),
+    ...(push.boxCell ? { boxCell: push.boxCell } : {}),
+    ...(o.cell ? { cell: o.cell } : {}),
+    negated: o.negated,
+    span,
+  };
+}
+
+/** Where a count applies: "in row 1", "next to me", or the whole board when the clause ends there. */
+function readCount(
+  toks: string[],
+  from: number,
+  cellOf: (tok: string) => [number, number] | null,
+): { where: { cell?: [number, number]; adjacent?: boolean }; end: number } | null {
+  let k = from;
+  while (
+    /^(is|are|in|on|at|the|this|that|whole|entire|there|located|lie|lying|sit|sitting|exist|exists|total|all|overall|of|them)$/.test(
+      toks[k] ?? '',
+    )
+  )
+    k++;
+  const cell = cellOf(toks[k] ?? '');
+  if (cell && (Number.isNaN(cell[0]) || Number.isNaN(cell[1]))) return { where: { cell }, end: k + 1 };
+  if (toks[k] === '~adj' && /^(@player|to|of)$/.test(toks[k + 1] ?? '')) {
+    const p = toks[k + 1] === '@player' ? k + 1 : k + 2;
+    if (toks[p] === '@player') return { where: { adjacent: true }, end: p + 1 };
+  }
+  if (k >= toks.length || /^(,|and|:|board|map|grid|lake|level|room|puzzle)$/.test(toks[k]!)) return { where: {}, end: k };
+  return null;
 }
 
 function relFields(r: RelPhrase): Pick<RelationClaim, 'parts' | 'adjacent' | 'direct' | 'same'> {
