@@ -15,6 +15,8 @@ export interface RelationPart {
   dir: Dir;
   /** Cells along this direction; absent = somewhere that way. */
   dist?: number;
+  /** "2 columns left": a difference along one axis that says nothing of the other. */
+  axisOnly?: boolean;
 }
 
 export type OutcomeKind = 'blocked' | 'fall' | 'box_on_target' | 'reach_goal' | 'push_box' | 'reach_cell';
@@ -115,7 +117,7 @@ const CONNECTORS = new Set([
   'a',
 ]);
 const MOVE_VERB =
-  /^(move|moves|moving|moved|go|goes|going|went|step|stepping|walk|walks|walking|push|pushes|pushing|pushed|head|heads|heading|slide|sliding|travel|travelling|traveling|turn|choose|chooses|choosing|pick|picks|select|selects|take|takes|taking|try|press|use|get|gets|getting)$/;
+  /^(move|moves|moving|moved|go|goes|going|went|continue|continuing|proceed|proceeding|step|stepping|walk|walks|walking|push|pushes|pushing|pushed|head|heads|heading|slide|sliding|travel|travelling|traveling|turn|choose|chooses|choosing|pick|picks|select|selects|take|takes|taking|try|press|use|get|gets|getting)$/;
 const DECISION_WORDS = new Set(['plan', 'answer', 'action', 'actions', 'move', 'moves', 'decision', 'choice']);
 const HYPOTHETICAL = new Set(['if', 'would', 'could', 'might', 'whether', 'when', 'can', 'unless']);
 const MODALS = new Set(['must', 'should', 'needs', 'need', 'has', 'have', 'ought']);
@@ -145,6 +147,7 @@ function readRelation(toks: string[], i: number, prev?: EntityRef): RelPhrase | 
   const out: RelPhrase = { parts: [], adjacent: false, direct: false, end: i };
   let j = i;
   let pendingDist: number | undefined;
+  let pendingAxis = false;
   for (; j < toks.length; j++) {
     const t = toks[j]!;
     if (t === '~direct') out.direct = true;
@@ -153,19 +156,25 @@ function readRelation(toks: string[], i: number, prev?: EntityRef): RelPhrase | 
     else if (t === '~samecolumn' || t === '~samecol') out.same = 'column';
     else if (/^\d+$/.test(t) && (UNITS.test(toks[j + 1] ?? '') || DIRS.has(toks[j + 1] ?? ''))) {
       pendingDist = Number(t);
+      pendingAxis = /^(rows?|columns?|cols?)$/.test(toks[j + 1]!);
       if (UNITS.test(toks[j + 1]!)) j++;
     } else if (DIRS.has(t)) {
       let dist = pendingDist;
+      const axisOnly = pendingAxis;
       pendingDist = undefined;
+      pendingAxis = false;
       // "up 2 steps"
       if (dist === undefined && /^\d+$/.test(toks[j + 1] ?? '') && UNITS.test(toks[j + 2] ?? '') && toks[j + 2] !== 'times') {
         dist = Number(toks[j + 1]);
         j += 2;
       }
-      out.parts.push(dist === undefined ? { dir: t as Dir } : { dir: t as Dir, dist });
-    } else if ((t === 'and' || t === ',' || t === 'to' || t === 'the') && (out.parts.length || out.direct || out.adjacent)) {
+      out.parts.push(dist === undefined ? { dir: t as Dir } : { dir: t as Dir, dist, ...(axisOnly ? { axisOnly } : {}) });
+    } else if (
+      (t === 'and' || t === ',' || t === 'to' || t === 'the' || t === 'then') &&
+      (out.parts.length || out.direct || out.adjacent)
+    ) {
       const next = toks[j + 1] ?? '';
-      if (!(DIRS.has(next) || /^\d+$/.test(next) || next === '~direct' || next === 'to' || next === 'the')) break;
+      if (!(DIRS.has(next) || /^\d+$/.test(next) || next === '~direct' || next === 'to' || next === 'the' || next === 'then')) break;
     } else break;
   }
   if (!out.parts.length && !out.adjacent && !out.same) return null;
@@ -180,14 +189,17 @@ function readRelation(toks: string[], i: number, prev?: EntityRef): RelPhrase | 
   let k = j;
   if (['of', 'from', 'than', 'as', 'relative', 'to', 'with'].includes(toks[k] ?? '')) k++;
   if (toks[k] === 'to') k++;
-  const ref = toks[k] === 'its' || toks[k] === 'it' ? prev : entityOf(toks[k]);
+  const pronounRef = toks[k] === 'its' || toks[k] === 'it';
+  // "on its right" with nothing named before: no reference, no claim
+  if (pronounRef && !prev) return null;
+  const ref = pronounRef ? prev : entityOf(toks[k]);
   if (ref) {
     out.ref = ref;
     j = k + 1;
     // "3 columns left of me and 1 row down": the phrase goes on after its reference
     if (toks[j] === 'and' && (DIRS.has(toks[j + 1] ?? '') || /^\d+$/.test(toks[j + 1] ?? ''))) {
-      const more = readRelation(toks, j + 1, prev);
-      if (more && !more.ref && more.parts.length) {
+      const more = readRelation(toks, j + 1, ref);
+      if (more && (!more.ref || more.ref === ref) && more.parts.length) {
         out.parts.push(...more.parts);
         j = more.end;
       }
@@ -291,6 +303,13 @@ function readOutcomes(
       neg = false;
       continue;
     }
+    // "reaches (2, 1), which is safe": the end cell is safe
+    if (t === ',' && toks[j + 1] === 'which' && out.at(-1)?.outcome === 'reach_cell') continue;
+    if (t === 'which' && toks[j + 1] === 'is' && /^(safe|frozen|solid)$/.test(toks[j + 2] ?? '') && out.at(-1)?.outcome === 'reach_cell') {
+      out.push({ outcome: 'fall', negated: true, end: j + 3 });
+      j += 2;
+      continue;
+    }
     if (
       OUTCOME_STOP.has(t) ||
       (t === 'and' && ENTITY.test(toks[j + 1] ?? '') && toks[j + 2] !== undefined && /^(is|are)$/.test(toks[j + 2]!))
@@ -306,6 +325,12 @@ function readOutcomes(
     while (/^(a|an|the|any|every|all|single|one)$/.test(toks[k] ?? '')) k++;
     const obj = toks[k] ?? '';
     if (kind === 'blocked' && obj.startsWith('@hole')) kind = 'fall';
+    if (kind === 'reach_goal' && cellOf(next)) {
+      out.push({ outcome: 'reach_cell', negated: neg, end: j + 2, cell: cellOf(next)!, who: 'player' });
+      neg = false;
+      j++;
+      continue;
+    }
     if (!kind && AVOID.test(t) && obj.startsWith('@hole')) {
       out.push({ outcome: 'fall', negated: true, end: k + 1 });
       neg = false;
@@ -373,6 +398,8 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
   let lastThing: EntityRef | null = null;
   /** The moves named last (decided or not): what "this", "that" predict for. */
   let lastMoves: string[] | null = null;
+  /** Where the box named last is said to be: what "push it" pushes. */
+  let lastBoxCell: [number, number] | undefined;
   for (const sentence of sentences(think, env, convention)) {
     const toks = sentence.tokens;
     const span = sentence.span;
@@ -390,23 +417,27 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
     let firmCue = false;
     let modal = false;
     let movePhraseSeen = false;
-    /** Off the current board from here on: why. */
-    let scope: 'cond' | 'past' | 'plan' | null = null;
+    /** Off the current board from here on: why. A question claims nothing. */
+    const question = /^\s*\?/.test(think.slice(span[1], span[1] + 3));
+    let scope: 'cond' | 'past' | 'counter' | 'plan' | 'question' | null = question ? 'question' : null;
     const unsure = (c: Claim): Claim => {
       if (!scope) return c;
       // a stated sequence of moves from the current state can be simulated, whatever the "if"
       if (scope === 'cond' && c.kind === 'outcome' && c.moves) return c;
-      const why =
-        scope === 'cond'
-          ? 'a condition or hypothetical'
-          : scope === 'past'
-            ? 'about the past or a counterfactual'
-            : 'a plan, not the current board';
+      const why = {
+        cond: 'a condition or hypothetical',
+        past: 'about the past',
+        counter: 'a counterfactual',
+        plan: 'a plan, not the current board',
+        question: 'a question',
+      }[scope];
       return { ...c, unsure: why };
     };
     /** "avoid the holes on the left": the holes are there; only outcomes are negated by it. */
     let avoidNeg = false;
     const emit = (c: Claim) => {
+      if (c.kind === 'position' && c.entity.type === 'box' && !c.negated && !Number.isNaN(c.cell[0]) && !Number.isNaN(c.cell[1]))
+        lastBoxCell = c.cell;
       const kept = avoidNeg && c.kind !== 'outcome' ? { ...c, negated: false } : c;
       claims.push(unsure(kept));
       neg = false;
@@ -417,14 +448,20 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
     };
     for (let i = 0; i < toks.length; i++) {
       const t = toks[i]!;
-      if (SCOPE_END.test(t)) scope = null;
-      else if (scope && scope !== 'cond' && (t === ',' || t === 'and') && !ENTITY.test(toks[i - 1] ?? '')) scope = null;
-      if (t === 'were' && toks[i + 1] === 'to') scope = 'cond';
+      const sticky = scope === 'cond' || scope === 'counter' || scope === 'question';
+      if (SCOPE_END.test(t) && scope !== 'question' && scope !== 'counter') scope = null;
+      else if (scope && !sticky && (t === ',' || t === 'and') && !ENTITY.test(toks[i - 1] ?? '')) scope = null;
+      if (scope === 'question') {
+        // a question claims nothing
+      } else if (t === 'were' && toks[i + 1] === 'to') scope = 'cond';
+      else if ((t === 'were' || t === 'had') && (scope === 'cond' || i === 0)) scope = 'counter';
       else if (PAST.test(t) && (t !== 'last' || /^(move|moves|turn|step|time|action|round)$/.test(toks[i + 1] ?? ''))) {
-        if (t !== 'before' || !/^(moving|pushing|going|stepping|@)/.test(toks[i + 1] ?? '')) scope = 'past';
+        if (t !== 'before' || !/^(moving|pushing|going|stepping|@)/.test(toks[i + 1] ?? '')) scope = scope === 'counter' ? scope : 'past';
       } else if (COND.test(t) && !(t === 'after' && /^(that|this|which)$/.test(toks[i + 1] ?? ''))) scope = scope ?? 'cond';
       else if (
         PLAN.test(t) ||
+        (/^(need|needs)$/.test(t) && toks[i + 1] === 'to') ||
+        (t === 'from' && /^(there|that)$/.test(toks[i + 1] ?? '')) ||
         ((t === 'will' || t === "'ll") && /^(be|end|have|then)$/.test(toks[i + 1] ?? '')) ||
         (t === 'so' && toks[i + 1] === 'that')
       )
@@ -440,6 +477,8 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         pendingCoord = null;
         pendingRel = null;
       }
+      // "that isn't the target, since the target is at (2, 4)": a negation ends with its clause
+      if (/^(,|since|because|though|which|:|as)$/.test(t) || (t === 'and' && ENTITY.test(toks[i + 1] ?? ''))) neg = false;
       if (HYPOTHETICAL.has(t) || t === 'once' || t === "'d" || (t === 'after' && !/^(that|this)$/.test(toks[i + 1] ?? '')))
         hypothetical = true;
       if (PAST.test(t) && t !== 'before') hypothetical = true;
@@ -458,6 +497,27 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
           neg = false;
           i = m.end - 1;
           movePhraseSeen = true;
+          continue;
+        }
+      }
+      // "the cell to my right, (0, 1), is a hole", "the square above me is free"
+      if (t === '~cell') {
+        const said = readCell(toks, i + 1, env, previous ?? undefined);
+        if (said) {
+          for (const c of said.claims) emit({ ...c, negated: c.negated !== neg, span });
+          i = said.end - 1;
+          continue;
+        }
+      }
+      // "Right is my move", "left is the best choice"
+      if (DIRS.has(t) && toks[i + 1] === 'is' && /^(my|the|our)$/.test(toks[i + 2] ?? '')) {
+        const k = /^(best|final|only|right|safest|correct)$/.test(toks[i + 3] ?? '') ? i + 4 : i + 3;
+        if (/^(move|choice|answer|pick|decision|action|option|call)$/.test(toks[k] ?? '')) {
+          firmCue = true;
+          decide([t], neg);
+          lastMoves = [t];
+          neg = false;
+          i = k;
           continue;
         }
       }
@@ -515,6 +575,8 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
       if (listStart) {
         const m = readMoves(toks, i, actionSet);
         const after = m.end;
+        // "Down takes me to (3, 1), then Right twice reaches the goal": from where the last moves ended
+        if (/^(then|there)$/.test(toks[i - 1] ?? '') && lastMoves) m.moves = [...lastMoves, ...m.moves];
         if (
           m.moves.length &&
           /^(gets?|takes?|leads?|puts?|brings?|lands?|reaches|reach|will|would|should|ends?|moves?|pushes|keeps?|is|are|sends?|drops?|walks?|hits?|never|avoids?|stays?|goes|can)$/.test(
@@ -550,6 +612,7 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         const start = actionSet.has(t) ? i : i + 1;
         const m = readMoves(toks, start, actionSet);
         if (!m.moves.length) continue;
+        const movesBefore: string[] | null = lastMoves;
         lastMoves = m.moves;
         // "it is safe to go down"
         const safeBefore = toks.slice(Math.max(0, i - 3), i).includes('safe');
@@ -559,16 +622,34 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         if (boxMustGo) {
           const rel = readRelation(toks, start);
           if (rel) {
-            emit({ kind: 'relation', subject: { type: 'target', plural: false }, ref: subject!, ...relFields(rel), negated: neg, span });
+            // "the box needs to go 2 up": where the target is, said as a plan
+            const c: Claim = {
+              kind: 'relation',
+              subject: { type: 'target', plural: false },
+              ref: subject!,
+              ...relFields(rel),
+              negated: neg,
+              span,
+            };
+            if (scope === 'plan') claims.push(c);
+            else emit(c);
+            neg = false;
             i = rel.end - 1;
           }
+          // what follows ("and then right two") is the rest of the plan
+          while (i + 1 < toks.length && !/^(,|so|therefore|thus)$/.test(toks[i + 1]!)) i++;
           continue;
         }
         const gerund = /ing$/.test(t) && !['is', 'am', 'are', 'be', 'to'].includes(toks[i - 1] ?? '');
         const hypo = hypothetical || gerund;
         const outs = readOutcomes(toks, m.end, toks.length, false, cellOf);
-        const pushes = m.box && /^push/.test(t);
-        for (const o of outs) emit(outcomeClaim({ ...o, negated: o.negated !== neg }, m.moves, { pushes, boxCell: m.boxCell }, span));
+        // "pushing it down": the box named last, where it was said to be
+        const it = toks.slice(start, m.end).includes('it') && lastThing?.type === 'box';
+        const pushes = (m.box || it) && /^push/.test(t);
+        const boxCell = m.boxCell ?? (it ? lastBoxCell : undefined);
+        const seq: string[] = /^(then|there)$/.test(toks[i - 1] ?? '') && movesBefore ? [...movesBefore, ...m.moves] : m.moves;
+        lastMoves = seq;
+        for (const o of outs) emit(outcomeClaim({ ...o, negated: o.negated !== neg }, pushes ? m.moves : seq, { pushes, boxCell }, span));
         const bare = start === i; // an arm name without a verb before it
         const decided = bare
           ? decisionCue
@@ -615,9 +696,11 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         } else pendingRel = rel;
         i = rel.end - 1;
         // "below the hole at (2, 3)": the cell is the reference's
+        // "directly to my left at (4, 1)": the subject's
         const refCell = rel.ref && toks[rel.end] === 'at' ? cellOf(toks[rel.end + 1] ?? '') : null;
         if (refCell && rel.ref) {
-          emit({ kind: 'position', entity: rel.ref, cell: refCell, negated: false, span });
+          const owner = rel.ref.type === 'player' ? subject : rel.ref;
+          if (owner) emit({ kind: 'position', entity: owner, cell: refCell, negated: false, span });
           i = rel.end + 1;
         }
         continue;
@@ -654,6 +737,44 @@ function outcomeClaim(
     negated: o.negated,
     span,
   };
+}
+
+/** "~cell right of me , <0_1> , is a @hole": what one neighbouring cell holds (or does not). */
+function readCell(
+  toks: string[],
+  from: number,
+  env: EnvKind,
+  prev?: EntityRef,
+): { claims: Omit<RelationClaim, 'span'>[]; end: number } | null {
+  const rel = readRelation(toks, from, prev);
+  if (!rel || rel.parts.length !== 1 || rel.same) return null;
+  let k = rel.end;
+  while (/^(,|is|are|has|holds|contains|just|currently|a|an)$/.test(toks[k] ?? '') || COORD.test(toks[k] ?? '')) k++;
+  let negated = false;
+  if (NEGATIONS.has(toks[k] ?? '')) {
+    negated = true;
+    k++;
+    while (/^(a|an)$/.test(toks[k] ?? '')) k++;
+  }
+  const what = toks[k] ?? '';
+  const ref = rel.ref ?? PLAYER;
+  const part = { dir: rel.parts[0]!.dir, dist: rel.parts[0]!.dist ?? 1 };
+  const claim = (type: EntityType, neg: boolean): Omit<RelationClaim, 'span'> => ({
+    kind: 'relation',
+    subject: { type, plural: false },
+    ref,
+    parts: [part],
+    adjacent: false,
+    direct: true,
+    negated: neg,
+  });
+  const named = entityOf(what);
+  if (named && named.type !== 'player') return { claims: [claim(named.type, negated)], end: k + 1 };
+  if (/^(safe|frozen|ice|floor|free|empty|open|clear|walkable)$/.test(what)) {
+    const not: EntityType[] = env === 'frozenlake' ? ['hole'] : what === 'floor' ? ['wall'] : ['wall', 'box'];
+    return { claims: not.map((type) => claim(type, !negated)), end: k + 1 };
+  }
+  return null;
 }
 
 /** Where a count applies: "in row 1", "next to me", or the whole board when the clause ends there. */

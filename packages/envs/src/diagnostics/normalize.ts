@@ -76,10 +76,13 @@ const COMMON_RULES: Rule[] = [
   [/\bwon't\b/g, 'will not'],
   [/n't\b/g, ' not'],
   [/\btwice\b/g, '2 times'],
+  [/\b(up|down|left|right) once\b/g, '$1 1 times'],
   [/\bthrice\b/g, '3 times'],
   // ordinals count from 1 whatever base the coordinates use: "the first column" is column 0
   [/\bin (?:the )?(\d+)(?:st|nd|rd|th) row\b/g, ' <o$1_x> '],
   [/\bin (?:the )?(\d+)(?:st|nd|rd|th) (?:col|column)\b/g, ' <x_o$1> '],
+  // "the second box": box 2, not a count
+  [/\b(?:the )?(\d+)(?:st|nd|rd|th) (box|crate|target|goal|hole)\b/g, ' $2 $1 '],
   [/\b(\d+)(?:st|nd|rd|th)\b/g, '$1'],
   [/\bright (move|action|choice|direction|way|path|call)\b/g, 'best $1'],
   // coordinates
@@ -124,6 +127,8 @@ const COMMON_RULES: Rule[] = [
   [/\bsame (row|column|col) as\b/g, ' ~same$1 '],
   [/\bin the same (row|column|col)\b/g, ' ~same$1 '],
   [/\bthe same (row|column|col)\b/g, ' ~same$1 '],
+  // "the cell to my right is a hole": one cell, named by where it is
+  [/\b(?:the|that|this) (?:cell|square|tile|spot|space)\b/g, ' ~cell '],
   // the player
   [/\b(?:i am|i'm|im)\b/g, ' @player is '],
   [/(?<!@)\b(?:my (?:current )?(?:position|location|cell|square|tile)|the player|player|the agent|agent|myself|me)\b/g, ' @player '],

@@ -92,7 +92,8 @@ function satisfies(c: RelationClaim, [dr, dc]: Cell, impliedAdjacent: boolean): 
     if (vertical) rowStated = true;
     else colStated = true;
   }
-  if (exact || c.direct) {
+  const axisOnly = c.parts.every((p) => p.axisOnly) && !c.direct && !c.adjacent;
+  if ((exact || c.direct) && !axisOnly) {
     if (!rowStated && dr !== 0) return false;
     if (!colStated && dc !== 0) return false;
   }
@@ -202,18 +203,18 @@ export function predictedOutcome(w: World, outcome: OutcomeClaim['outcome'], mov
 }
 
 /** "Pushing the box down": the state with the player standing behind the (named) box, unless it already is. */
-function behindBox(w: World, c: OutcomeClaim, move: string, base: number): World | null {
+function behindBox(w: World, c: OutcomeClaim, move: string, base: number): World[] {
   const d = DELTA[move.toLowerCase() as keyof typeof DELTA];
-  if (!d || w.snap.env !== 'sokoban') return w;
+  if (!d || w.snap.env !== 'sokoban') return [w];
   const player = w.positions('player')[0]!;
   const boxes = w.positions('box').filter((b) => !c.boxCell || sameCell(b, [c.boxCell[0] - base, c.boxCell[1] - base]));
-  if (boxes.some((b) => sameCell(b, [player[0] + d[0], player[1] + d[1]]))) return w;
-  const box = boxes.find((b) => {
-    const behind: Cell = [b[0] - d[0], b[1] - d[1]];
-    return !w.isWall(behind) && !w.positions('box').some((x) => sameCell(x, behind));
-  });
-  if (!box) return null;
-  return new World({ ...w.snap, player: [box[0] - d[0], box[1] - d[1]] });
+  if (boxes.some((b) => sameCell(b, [player[0] + d[0], player[1] + d[1]]))) return [w];
+  return boxes
+    .filter((b) => {
+      const behind: Cell = [b[0] - d[0], b[1] - d[1]];
+      return !w.isWall(behind) && !w.positions('box').some((x) => sameCell(x, behind));
+    })
+    .map((box) => new World({ ...w.snap, player: [box[0] - d[0], box[1] - d[1]] }));
 }
 
 function checkCount(w: World, c: CountClaim, base: number): Checked {
@@ -264,18 +265,16 @@ function reachCell(w: World, c: OutcomeClaim, moves: string[], base: number): { 
 function checkOutcome(w: World, c: OutcomeClaim, opts: VerifyOptions): Checked {
   const moves = c.moves ?? opts.decidedMoves ?? [];
   if (!moves.length) return uncheckable('no move to predict from');
-  if (c.outcome === 'reach_cell') {
-    const from = c.pushesBox ? behindBox(w, c, moves[0]!, opts.coordinateBase ?? 0) : w;
-    if (!from) return uncheckable('no box can be pushed that way');
-    const r = reachCell(from, c, moves, opts.coordinateBase ?? 0);
-    return judged(r.holds, c.negated, r.evidence);
-  }
   if ((c.outcome === 'fall' || c.outcome === 'reach_goal') && w.snap.env !== 'frozenlake') return uncheckable('no holes or goal here');
   if ((c.outcome === 'box_on_target' || c.outcome === 'push_box') && w.snap.env !== 'sokoban') return uncheckable('no boxes here');
-  const from = c.pushesBox ? behindBox(w, c, moves[0]!, opts.coordinateBase ?? 0) : w;
-  if (!from) return uncheckable('no box can be pushed that way');
-  const p = predictedOutcome(from, c.outcome, moves);
-  return judged(p.holds, c.negated, p.evidence);
+  const starts = c.pushesBox ? behindBox(w, c, moves[0]!, opts.coordinateBase ?? 0) : [w];
+  if (!starts.length) return uncheckable('no box can be pushed that way');
+  const results = starts.map((from) =>
+    c.outcome === 'reach_cell' ? reachCell(from, c, moves, opts.coordinateBase ?? 0) : predictedOutcome(from, c.outcome, moves),
+  );
+  // "pushing the box down" with two boxes that could be meant: only a verdict they share counts
+  if (results.some((r) => r.holds !== results[0]!.holds)) return uncheckable('ambiguous: depends on which box is pushed');
+  return judged(results[0]!.holds, c.negated, results[0]!.evidence);
 }
 
 /** The verdict of one claim against the state the turn started from. */
