@@ -115,6 +115,7 @@ const CONNECTORS = new Set([
   'one',
   'it',
   'a',
+  'with',
 ]);
 const MOVE_VERB =
   /^(move|moves|moving|moved|go|goes|going|went|continue|continuing|proceed|proceeding|step|stepping|walk|walks|walking|push|pushes|pushing|pushed|head|heads|heading|slide|sliding|travel|travelling|traveling|turn|choose|chooses|choosing|pick|picks|select|selects|take|takes|taking|try|press|use|get|gets|getting)$/;
@@ -344,7 +345,8 @@ function readOutcomes(
       obj.startsWith('@hole')
     )
       kind = 'fall';
-    if (!kind && (t === 'into' || t === 'in' || t === 'against') && next === '@wall') kind = 'blocked';
+    // "pushes the box against the wall" is where the box goes, not the player being blocked
+    if (!kind && (t === 'into' || t === 'in' || t === 'against') && next === '@wall' && !boxNamed) kind = 'blocked';
     if (!kind && (t === 'into' || t === 'in' || t === 'on' || t === 'onto') && next.startsWith('@hole')) kind = 'fall';
     if (!kind && (t === 'onto' || t === 'on' || t === 'into' || t === 'to') && next.startsWith('@target')) kind = 'box_on_target';
     if (!kind && (t === 'onto' || t === 'on' || t === 'to' || t === 'at') && next === '@goal') kind = 'reach_goal';
@@ -479,15 +481,28 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
       }
       // "that isn't the target, since the target is at (2, 4)": a negation ends with its clause
       if (/^(,|since|because|though|which|:|as)$/.test(t) || (t === 'and' && ENTITY.test(toks[i + 1] ?? ''))) neg = false;
-      if (HYPOTHETICAL.has(t) || t === 'once' || t === "'d" || (t === 'after' && !/^(that|this)$/.test(toks[i + 1] ?? '')))
+      // "I'd rather go right", "I would prefer left": a choice, not a hypothetical
+      const preference = /^(would|'d)$/.test(t) && /^(rather|prefer|choose|pick|go)$/.test(toks[i + 1] ?? '');
+      if (preference) {
+        firmCue = true;
+        decisionCue = true;
+      } else if (HYPOTHETICAL.has(t) || t === 'once' || t === "'d" || (t === 'after' && !/^(that|this)$/.test(toks[i + 1] ?? '')))
         hypothetical = true;
+      if (t === 'now' && i > 0) {
+        // "so I go up now": the move of this turn
+        firmCue = true;
+        const last = decisions.at(-1);
+        if (last && last.span === span) last.firm = true;
+      }
       if (PAST.test(t) && t !== 'before') hypothetical = true;
       if (SCOPE_END.test(t)) hypothetical = false;
       if (MODALS.has(t) || t === 'will' || t === "'ll" || t === 'let' || t === "let's" || t === 'so' || t === 'therefore' || t === 'thus')
         decisionCue = true;
       if (MODALS.has(t)) modal = true;
-      if (DECISION_WORDS.has(t) && (toks[i + 1] === ':' || toks[i + 1] === 'is' || toks[i + 1] === 'are')) {
-        const m = readMoves(toks, i + 2, actionSet);
+      const bareAnswer = /^(answer|final)$/.test(t) && DIRS.has(toks[i + 1] ?? '');
+      if ((DECISION_WORDS.has(t) && (toks[i + 1] === ':' || toks[i + 1] === 'is' || toks[i + 1] === 'are')) || bareAnswer) {
+        if (bareAnswer) firmCue = true;
+        const m = readMoves(toks, bareAnswer ? i + 1 : i + 2, actionSet);
         if (m.moves.length) {
           if (!hypothetical || toks[i + 1] === ':') {
             if (/^(answer|decision|choice)$/.test(t)) firmCue = true;
@@ -534,8 +549,14 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         // "exactly 2 holes in row 1", "3 holes", "1 hole next to me"
         const n = /^\d+$/.test(toks[i - 1] ?? '') ? Number(toks[i - 1]) : null;
         if (n !== null && !pronoun && entity.type !== 'wall' && entity.type !== 'player') {
-          const count = readCount(toks, i + 1, cellOf);
+          // "row 2 has two holes": the row named just before
+          const before = toks
+            .slice(Math.max(0, i - 4), i - 1)
+            .map(cellOf)
+            .find((c) => c && (Number.isNaN(c[0]) || Number.isNaN(c[1])));
+          const count = before ? { where: { cell: before }, end: i + 1 } : readCount(toks, i + 1, cellOf);
           if (count) {
+            if (before) pendingCoord = null;
             emit({ kind: 'count', entity, count: n, ...count.where, negated: neg, span });
             i = count.end - 1;
             continue;
@@ -557,6 +578,8 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         // "move left to (2, 2)", "get below it, at (4, 3)": where the player is going, not where it is
         if (['to', 'from', 'toward', 'towards', 'into', 'reach', 'reaches', 'onto'].includes(toks[i - 1] ?? '')) continue;
         if (movePhraseSeen && (!subject || subject.type === 'player')) continue;
+        // "below the top row", "left of (2, 2)": a place things are related to
+        if (DIRS.has(toks[i - 1] ?? '') || (toks[i - 1] === 'of' && DIRS.has(toks[i - 2] ?? ''))) continue;
         if (subject) {
           emit({ kind: 'position', entity: subject, cell, negated: neg, span });
           subjectCell = cell;
@@ -592,12 +615,11 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
             continue;
           }
         }
-        // "so Left." / ": Left": a bare decision closing a clause
+        // "so Left." / ": Left" / "Right.": a bare decision closing a clause or making a sentence
         if (
           m.moves.length &&
           m.end >= toks.length &&
-          i > 0 &&
-          /^(so|therefore|thus|hence|:|instead)$/.test(toks[i - 1]!) &&
+          (i === 0 || /^(so|therefore|thus|hence|:|instead)$/.test(toks[i - 1]!)) &&
           !hypothetical
         ) {
           firmCue = true;
@@ -654,7 +676,9 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         const decided = bare
           ? decisionCue
           : decisionCue || i === 0 || subject?.type === 'player' || !subject || /^(choose|pick|select)/.test(t);
-        if (!hypo && decided) decide(m.moves, neg);
+        // "Moving right." on its own: the model's way of saying what it does
+        const statedAlone = gerund && i === 0 && !outs.length && m.end >= toks.length && !hypothetical;
+        if ((!hypo && decided) || statedAlone) decide(m.moves, neg);
         neg = false;
         i = (outs.length ? outs[outs.length - 1]!.end : m.end) - 1;
         continue;
@@ -677,6 +701,13 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         }
       }
       const rel = readRelation(toks, i, previous ?? undefined);
+      // "the left box", "the upper hole": which one, not where it is from me
+      if (rel && rel.parts.length === 1 && entityOf(toks[i + 1]) && /^(the|a|an|that|this|which)$/.test(toks[i - 1] ?? '')) continue;
+      // "below (2, 2)": relative to a place, not to me
+      if (rel && !rel.ref && cellOf(toks[rel.end] ?? '')) {
+        i = rel.end;
+        continue;
+      }
       if (rel) {
         // "the goal and I are in the same row", "the box and the target are next to each other"
         if (!rel.ref && conj && subject && (rel.same || toks[rel.end] === 'each' || toks[rel.end] === 'one') && !rel.parts.length)
@@ -796,6 +827,9 @@ function readCount(
     const p = toks[k + 1] === '@player' ? k + 1 : k + 2;
     if (toks[p] === '@player') return { where: { adjacent: true }, end: p + 1 };
   }
+  // "two holes, at (1, 1) and (1, 3)": which ones, not how many there are
+  if (toks[k] === ',' && (toks[k + 1] === 'at' || COORD.test(toks[k + 1] ?? ''))) return null;
+  if (toks.includes('row') || toks.includes('column') || toks.includes('col')) return null;
   if (k >= toks.length || /^(,|and|:|board|map|grid|lake|level|room|puzzle)$/.test(toks[k]!)) return { where: {}, end: k };
   return null;
 }

@@ -91,7 +91,9 @@ const COMMON_RULES: Rule[] = [
   [/\bcol(?:umn)?\s*(\d+)\s*,?\s*(?:and\s+|in\s+)?row\s*(\d+)/g, ' <$2_$1> '],
   [/[([]\s*(\d+)\s*,\s*(\d+)\s*[)\]]/g, ' <$1_$2> '],
   [/\br(\d+)\s*c(\d+)\b/g, ' <$1_$2> '],
-  // one axis only: "in row 3", "in the second column"
+  // one axis only: "in row 3", "in the second column", "row 2 has…"
+  [/\brow (\d+)\b(?!\s*,?\s*(?:and\s+)?col)/g, ' <$1_x> '],
+  [/\b(?:col|column) (\d+)\b(?!\s*,?\s*(?:and\s+)?row)/g, ' <x_$1> '],
   [/\bin (?:the )?row (\d+)\b/g, ' <$1_x> '],
   [/\bin (?:the )?(?:col|column) (\d+)\b/g, ' <x_$1> '],
   [/\bin (?:the )?(\d+) row\b/g, ' <$1_x> '],
