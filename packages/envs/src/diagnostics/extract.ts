@@ -578,6 +578,8 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         // "move left to (2, 2)", "get below it, at (4, 3)": where the player is going, not where it is
         if (['to', 'from', 'toward', 'towards', 'into', 'reach', 'reaches', 'onto'].includes(toks[i - 1] ?? '')) continue;
         if (movePhraseSeen && (!subject || subject.type === 'player')) continue;
+        // "B1: r2c4": a key this reader does not know; the coordinate is not the last subject's
+        if ((toks[i - 1] === ':' || toks[i - 1] === '=') && !entityOf(toks[i - 2])) continue;
         // "below the top row", "left of (2, 2)": a place things are related to
         if (DIRS.has(toks[i - 1] ?? '') || (toks[i - 1] === 'of' && DIRS.has(toks[i - 2] ?? ''))) continue;
         if (subject) {
@@ -673,9 +675,13 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         lastMoves = seq;
         for (const o of outs) emit(outcomeClaim({ ...o, negated: o.negated !== neg }, pushes ? m.moves : seq, { pushes, boxCell }, span));
         const bare = start === i; // an arm name without a verb before it
-        const decided = bare
-          ? decisionCue
-          : decisionCue || i === 0 || subject?.type === 'player' || !subject || /^(choose|pick|select)/.test(t);
+        // "a move down", "the push left": a move named, not made
+        const noun = /^(a|an|the|this|that|any|each|every|no)$/.test(toks[i - 1] ?? '');
+        const decided = noun
+          ? false
+          : bare
+            ? decisionCue
+            : decisionCue || i === 0 || subject?.type === 'player' || !subject || /^(choose|pick|select)/.test(t);
         // "Moving right." on its own: the model's way of saying what it does
         const statedAlone = gerund && i === 0 && !outs.length && m.end >= toks.length && !hypothetical;
         if ((!hypo && decided) || statedAlone) decide(m.moves, neg);

@@ -17,9 +17,9 @@ export interface Convention {
 }
 
 const ONE_BASED =
-  /\b(?:1|one)[- ]?(?:indexed|based)\b|\b(?:count(?:ing)?|index(?:ed|ing)?|number(?:ed|ing)?|start(?:ing)?|begin(?:ning)?)\s+(?:at|from|with)\s+(?:1|one)\b/i;
+  /\b(?:1|one)[- ]?(?:indexed|indexing|index|based)\b|\b(?:count(?:ing)?|index(?:ed|ing)?|number(?:ed|ing)?|start(?:ing)?|begin(?:ning)?)\s+(?:at|from|with)\s+(?:1|one)\b/i;
 const ZERO_BASED =
-  /\b(?:0|zero)[- ]?(?:indexed|based)\b|\b(?:count(?:ing)?|index(?:ed|ing)?|number(?:ed|ing)?|start(?:ing)?|begin(?:ning)?)\s+(?:at|from|with)\s+(?:0|zero)\b/i;
+  /\b(?:0|zero)[- ]?(?:indexed|indexing|index|based)\b|\b(?:count(?:ing)?|index(?:ed|ing)?|number(?:ed|ing)?|start(?:ing)?|begin(?:ning)?)\s+(?:at|from|with)\s+(?:0|zero)\b/i;
 const XY =
   /[([]\s*x\s*,\s*y\s*[)\]]|[([]\s*col(?:umn)?\s*,\s*row\s*[)\]]|\bx\s*(?:=|is|:|as|being|means|for|)\s*(?:the\s+)?(?:col|horizontal)|\by\s*(?:=|is|:|as|being|means|for|)\s*(?:the\s+)?(?:row|vertical)|\bcolumn\s+first\b|\bcol(?:umn)?\s*,\s*row\b/i;
 const RC =
@@ -170,7 +170,7 @@ const SYMBOLS: Record<'sokoban' | 'frozenlake', Record<string, string>> = {
   sokoban: { P: 'player', S: 'player', X: 'box', '√': 'box', O: 'target' },
   frozenlake: { P: 'player', G: 'goal', H: 'hole', O: 'hole' },
 };
-const SYMBOL = /(?<![\w@(,])([PSXOGH√])(?:\s*(?:=|:|@|->|is at|at|sits at|on)\s*|\s+)(?=[([]\s*\d|r\s*\d|row\s*\d)/g;
+const SYMBOL = /(?<![\w@(,])([PSXOGH√])(?:\s*(?:=|:|@|->|is at|at|sits at|on)\s*|\s*)(?=[([]\s*\d|r\s*\d|row\s*\d)/g;
 
 const NUMBER_WORD = new RegExp(`\\b(${Object.keys(NUMBER_WORDS).join('|')})\\b`, 'g');
 
@@ -186,7 +186,7 @@ function applyRules(text: string, rules: Rule[]): string {
 }
 
 /** Sentence boundaries: . ! ? ; and new lines (not a dot inside a number), plus "but"/"whereas"/"while". */
-const BOUNDARY = /(?<!\d)\.(?!\d)|[!?;\n]|\b(?:but|whereas|while|although|however)\b/gi;
+const BOUNDARY = /(?<!\d)\.(?!\d)|[!?;\n|]|\b(?:but|whereas|while|although|however)\b/gi;
 
 export function splitSentences(think: string): [number, number][] {
   const spans: [number, number][] = [];
@@ -221,6 +221,10 @@ function rewrite(text: string, env: EnvKind, conv: Convention): string {
   if (env !== 'bandit') {
     const names = SYMBOLS[env];
     raw = raw.replace(SYMBOL, (m, sym: string) => (names[sym] ? ` ${names[sym]} at ` : m));
+    // numbered keys: "B1: r2c4", "T2=(5,5)", "H3 (1,1)"
+    raw = raw.replace(/(?<![\w@])([BTH])(\d)(?=\s*[:=@(]|\s+(?:at\s+)?[([r])/g, (_m, k: string, n: string) =>
+      k === 'B' ? ` box ${n} ` : k === 'T' ? (env === 'sokoban' ? ' target ' : ' ') : env === 'frozenlake' ? ' hole ' : ' ',
+    );
   }
   // "(x, y) = (3, 1)": a tuple in the text's own order
   if (conv.xy) raw = raw.replace(/[([]\s*(\d+)\s*,\s*(\d+)\s*[)\]]/g, ' (row $2, col $1) ');
@@ -239,8 +243,8 @@ function rewrite(text: string, env: EnvKind, conv: Convention): string {
 
 const tokenize = (s: string) =>
   s
-    .replace(/([,:])/g, ' $1 ')
-    .replace(/[^\w@#+~<>,:'\s-]/g, ' ')
+    .replace(/([,:=])/g, ' $1 ')
+    .replace(/[^\w@#+~<>,:='\s-]/g, ' ')
     .split(/\s+/)
     .filter(Boolean);
 
