@@ -9,6 +9,8 @@ export interface EntityRef {
   plural: boolean;
   /** "box 2": 1-based, in the order the state lists them. */
   index?: number;
+  /** "the lower box", "the left hole": the one farthest that way. */
+  which?: Dir;
 }
 
 export interface RelationPart {
@@ -50,6 +52,8 @@ export interface RelationClaim extends ClaimBase {
   same?: 'row' | 'column';
   /** The subject's cells were named in the same sentence ("holes at (2, 2) and (2, 3) are to my right"). */
   located?: boolean;
+  /** "moving left puts me next to a hole": the relation holds after these moves. */
+  after?: string[];
 }
 export interface OutcomeClaim extends ClaimBase {
   kind: 'outcome';
@@ -123,6 +127,10 @@ const DECISION_WORDS = new Set(['plan', 'answer', 'action', 'actions', 'move', '
 const HYPOTHETICAL = new Set(['if', 'would', 'could', 'might', 'whether', 'when', 'can', 'unless']);
 const MODALS = new Set(['must', 'should', 'needs', 'need', 'has', 'have', 'ought']);
 
+/** Words after which a coordinate is where the subject is: "box at (2, 3)", "box: (2, 3)", "box, (2, 3)". */
+const COORD_LINK =
+  /^(at|is|are|on|in|sits|sit|lies|lie|located|stands|standing|currently|now|still|,|:|=|and|position|cell|square|coordinates|coords|both|also|be|sitting|lying|resting|rests|=>|->|-)$/;
+
 const ENTITY = /^@(player|box|target|hole|goal|wall)(\+|#(\d+))?$/;
 const COORD = /^<(o?\d+|x|last)_(o?\d+|x|last)>$/;
 
@@ -149,6 +157,7 @@ function readRelation(toks: string[], i: number, prev?: EntityRef): RelPhrase | 
   let j = i;
   let pendingDist: number | undefined;
   let pendingAxis = false;
+  let refWhich: Dir | undefined;
   for (; j < toks.length; j++) {
     const t = toks[j]!;
     if (t === '~direct') out.direct = true;
@@ -170,6 +179,11 @@ function readRelation(toks: string[], i: number, prev?: EntityRef): RelPhrase | 
         j += 2;
       }
       out.parts.push(dist === undefined ? { dir: t as Dir } : { dir: t as Dir, dist, ...(axisOnly ? { axisOnly } : {}) });
+    } else if (t === 'the' && DIRS.has(toks[j + 1] ?? '') && entityOf(toks[j + 2])) {
+      // "under the left box": the reference, named by where it is
+      refWhich = toks[j + 1] as Dir;
+      j += 2;
+      break;
     } else if (
       (t === 'and' || t === ',' || t === 'to' || t === 'the' || t === 'then') &&
       (out.parts.length || out.direct || out.adjacent)
@@ -193,7 +207,8 @@ function readRelation(toks: string[], i: number, prev?: EntityRef): RelPhrase | 
   const pronounRef = toks[k] === 'its' || toks[k] === 'it';
   // "on its right" with nothing named before: no reference, no claim
   if (pronounRef && !prev) return null;
-  const ref = pronounRef ? prev : entityOf(toks[k]);
+  const plain = pronounRef ? prev : entityOf(toks[k]);
+  const ref = plain && refWhich && !plain.plural ? { ...plain, which: refWhich } : plain;
   if (ref) {
     out.ref = ref;
     j = k + 1;
@@ -419,6 +434,10 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
     let firmCue = false;
     let modal = false;
     let movePhraseSeen = false;
+    /** "the lower …": for the next thing named. */
+    let which: Dir | undefined;
+    /** "the cell past it, (3, 1), is empty": coordinates of a cell, not of the subject. */
+    let cellTalk = false;
     /** Off the current board from here on: why. A question claims nothing. */
     const question = /^\s*\?/.test(think.slice(span[1], span[1] + 3));
     let scope: 'cond' | 'past' | 'counter' | 'plan' | 'question' | null = question ? 'question' : null;
@@ -446,6 +465,8 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
       avoidNeg = false;
     };
     const decide = (moves: string[], negated: boolean) => {
+      // "should I go Down?": a question decides nothing
+      if (scope === 'question') return;
       decisions.push({ span, moves, negated, ...(firmCue ? { firm: true } : {}) });
     };
     for (let i = 0; i < toks.length; i++) {
@@ -455,6 +476,12 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
       else if (scope && !sticky && (t === ',' || t === 'and') && !ENTITY.test(toks[i - 1] ?? '')) scope = null;
       if (scope === 'question') {
         // a question claims nothing
+      } else if (
+        (t === 'which' && (cellOf(toks[i - 2] ?? '') || cellOf(toks[i - 1] ?? ''))) ||
+        (t === 'then' && (entityOf(toks[i + 1]) || toks[i + 1] === 'it') && /^(is|are|will|sits|'s)$/.test(toks[i + 2] ?? ''))
+      ) {
+        // "moves the box to (3, 3), which is next to the target", "then the box is at (4, 4)": the state after the move
+        scope = 'plan';
       } else if (t === 'were' && toks[i + 1] === 'to') scope = 'cond';
       else if ((t === 'were' || t === 'had') && (scope === 'cond' || i === 0)) scope = 'counter';
       else if (PAST.test(t) && (t !== 'last' || /^(move|moves|turn|step|time|action|round)$/.test(toks[i + 1] ?? ''))) {
@@ -517,7 +544,8 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
       }
       // "the cell to my right, (0, 1), is a hole", "the square above me is free"
       if (t === '~cell') {
-        const said = readCell(toks, i + 1, env, previous ?? undefined);
+        cellTalk = true;
+        const said = readCell(toks, i + 1, env, (subject && subject.type !== 'player' ? subject : previous) ?? undefined);
         if (said) {
           for (const c of said.claims) emit({ ...c, negated: c.negated !== neg, span });
           i = said.end - 1;
@@ -539,8 +567,11 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
       // "it is at (2, 3)": the last thing named
       const pronoun: boolean =
         (t === 'it' || t === "it's") && !!lastThing && (t === "it's" || /^(is|sits|lies|rests|stands|remains|'s)$/.test(toks[i + 1] ?? ''));
-      const entity: EntityRef | null = pronoun ? lastThing : entityOf(t);
+      const named: EntityRef | null = pronoun ? lastThing : entityOf(t);
+      const entity: EntityRef | null = named && which && !named.plural ? { ...named, which } : named;
+      which = undefined;
       if (entity) {
+        cellTalk = false;
         if (toks[i - 1] === 'and' && entityOf(toks[i - 2])) conj = entityOf(toks[i - 2]);
         if (subject && subject.type !== entity.type) previous = subject;
         subject = entity;
@@ -548,16 +579,17 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         subjectCell = undefined;
         // "exactly 2 holes in row 1", "3 holes", "1 hole next to me"
         const n = /^\d+$/.test(toks[i - 1] ?? '') ? Number(toks[i - 1]) : null;
-        if (n !== null && !pronoun && entity.type !== 'wall' && entity.type !== 'player') {
+        // "the two boxes", "both holes": which ones, not how many
+        const definite = /^(the|both|these|those|my|its)$/.test(toks[i - 2] ?? '');
+        if (n !== null && !pronoun && !definite && entity.type !== 'wall' && entity.type !== 'player') {
           // "row 2 has two holes": the row named just before
-          const before = toks
-            .slice(Math.max(0, i - 4), i - 1)
-            .map(cellOf)
-            .find((c) => c && (Number.isNaN(c[0]) || Number.isNaN(c[1])));
+          const has = /^(has|have|holds|contains|contain)$/.test(toks[i - 2] ?? '') ? cellOf(toks[i - 3] ?? '') : null;
+          const before = has && (Number.isNaN(has[0]) || Number.isNaN(has[1])) ? has : null;
           const count = before ? { where: { cell: before }, end: i + 1 } : readCount(toks, i + 1, cellOf);
           if (count) {
             if (before) pendingCoord = null;
-            emit({ kind: 'count', entity, count: n, ...count.where, negated: neg, span });
+            const negatedCount = neg && (NEGATIONS.has(toks[i - 2] ?? '') || NEGATIONS.has(toks[i - 3] ?? ''));
+            emit({ kind: 'count', entity, count: n, ...count.where, negated: negatedCount, span });
             i = count.end - 1;
             continue;
           }
@@ -582,6 +614,13 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         if ((toks[i - 1] === ':' || toks[i - 1] === '=') && !entityOf(toks[i - 2])) continue;
         // "below the top row", "left of (2, 2)": a place things are related to
         if (DIRS.has(toks[i - 1] ?? '') || (toks[i - 1] === 'of' && DIRS.has(toks[i - 2] ?? ''))) continue;
+        // "the (3, 4) target": the next thing's
+        if (entityOf(toks[i + 1]) && /^(the|a|an)$/.test(toks[i - 1] ?? '')) {
+          pendingCoord = cell;
+          continue;
+        }
+        // "the cell past it, (3, 1)", "then empty (4, 3)": a cell that is not the subject's
+        if (cellTalk || !(COORD_LINK.test(toks[i - 1] ?? '') || entityOf(toks[i - 1]) || i === 0)) continue;
         if (subject) {
           emit({ kind: 'position', entity: subject, cell, negated: neg, span });
           subjectCell = cell;
@@ -596,7 +635,9 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         continue;
       }
       // "Right, Right, Down gets me to the goal": a stated sequence and what it does
-      const listStart = DIRS.has(t) && (i === 0 || /^(,|:|sequence|path|route|moves|going|then|plan)$/.test(toks[i - 1]!));
+      const listStart =
+        DIRS.has(t) &&
+        (i === 0 || /^(,|:|sequence|path|route|moves|going|then|plan|so|therefore|thus|hence|instead|ok|okay|go)$/.test(toks[i - 1]!));
       if (listStart) {
         const m = readMoves(toks, i, actionSet);
         const after = m.end;
@@ -618,10 +659,13 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
           }
         }
         // "so Left." / ": Left" / "Right.": a bare decision closing a clause or making a sentence
+        // "So Left, not Down": the rejected move after it changes nothing
+        const rest = toks.slice(m.end).filter((x) => x !== ',');
+        const closes = !rest.length || (NEGATIONS.has(rest[0]!) && rest.slice(1).every((x) => DIRS.has(x) || x === 'or' || x === 'and'));
         if (
           m.moves.length &&
-          m.end >= toks.length &&
-          (i === 0 || /^(so|therefore|thus|hence|:|instead)$/.test(toks[i - 1]!)) &&
+          closes &&
+          (i === 0 || /^(so|therefore|thus|hence|:|instead|ok|okay|go)$/.test(toks[i - 1]!)) &&
           !hypothetical
         ) {
           firmCue = true;
@@ -706,9 +750,36 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
           continue;
         }
       }
+      // "so not Right", "Not Right -- that's the hole": a move turned down, not a place
+      if (
+        DIRS.has(t) &&
+        NEGATIONS.has(toks[i - 1] ?? '') &&
+        !/^(of|from|than|~direct)$/.test(toks[i + 1] ?? '') &&
+        !entityOf(toks[i + 1])
+      ) {
+        const m = readMoves(toks, i, actionSet);
+        decide(m.moves, true);
+        neg = false;
+        i = m.end - 1;
+        continue;
+      }
+      // "right is fine", "Down is safe": what the move does, said of the move
+      if (DIRS.has(t) && /^(is|looks|seems)$/.test(toks[i + 1] ?? '') && (i === 0 || /^(,|and|so|but|:)$/.test(toks[i - 1]!))) {
+        const adj = toks[i + 2] === 'not' ? toks[i + 3] : toks[i + 2];
+        const notSaid = toks[i + 2] === 'not';
+        if (/^(fine|safe|ok|okay|open|free|clear|possible|available)$/.test(adj ?? '')) {
+          const outcome = env === 'frozenlake' && /^(fine|safe|ok|okay)$/.test(adj!) ? 'fall' : 'blocked';
+          emit({ kind: 'outcome', outcome, moves: [t], negated: !notSaid, span });
+          i += notSaid ? 3 : 2;
+          continue;
+        }
+      }
       const rel = readRelation(toks, i, previous ?? undefined);
       // "the left box", "the upper hole": which one, not where it is from me
-      if (rel && rel.parts.length === 1 && entityOf(toks[i + 1]) && /^(the|a|an|that|this|which)$/.test(toks[i - 1] ?? '')) continue;
+      if (rel && rel.parts.length === 1 && entityOf(toks[i + 1]) && /^(the|a|an|that|this|which)$/.test(toks[i - 1] ?? '')) {
+        if (toks[i - 1] === 'the') which = rel.parts[0]!.dir;
+        continue;
+      }
       // "below (2, 2)": relative to a place, not to me
       if (rel && !rel.ref && cellOf(toks[rel.end] ?? '')) {
         i = rel.end;
@@ -718,8 +789,27 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         // "the goal and I are in the same row", "the box and the target are next to each other"
         if (!rel.ref && conj && subject && (rel.same || toks[rel.end] === 'each' || toks[rel.end] === 'one') && !rel.parts.length)
           rel.ref = conj;
+        // "the two boxes do not share a row": between the things named
+        if (!rel.ref && subject?.plural && rel.same && !rel.parts.length) rel.ref = subject;
         if (subject?.type === 'player' && !rel.ref) {
           // "I am on the left": no reference to check against
+        } else if (subject?.type === 'player' && movePhraseSeen) {
+          // "moving left puts me next to a hole": checked after the moves; "come around on top of it": a plan
+          const put =
+            toks[i - 1] === '@player' &&
+            /^(puts|put|takes|take|brings|bring|leaves|leave|lands|land|gets|get|places)$/.test(toks[i - 2] ?? '');
+          if (put && lastMoves && rel.ref)
+            emit({ kind: 'relation', subject, ref: rel.ref, ...relFields(rel), after: lastMoves, negated: neg, span });
+          else if (put && lastMoves && !rel.ref)
+            emit({
+              kind: 'relation',
+              subject: { type: 'hole', plural: true },
+              ref: subject,
+              ...relFields(rel),
+              after: lastMoves,
+              negated: neg,
+              span,
+            });
         } else if (subject) {
           emit({
             kind: 'relation',
@@ -734,11 +824,13 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         i = rel.end - 1;
         // "below the hole at (2, 3)": the cell is the reference's
         // "directly to my left at (4, 1)": the subject's
-        const refCell = rel.ref && toks[rel.end] === 'at' ? cellOf(toks[rel.end + 1] ?? '') : null;
+        const at = toks[rel.end] === 'at' ? 1 : 0;
+        const refCell = rel.ref ? cellOf(toks[rel.end + at] ?? '') : null;
         if (refCell && rel.ref) {
           const owner = rel.ref.type === 'player' ? subject : rel.ref;
-          if (owner) emit({ kind: 'position', entity: owner, cell: refCell, negated: false, span });
-          i = rel.end + 1;
+          if (owner && !(owner.type === 'player' && movePhraseSeen))
+            emit({ kind: 'position', entity: owner, cell: refCell, negated: false, span });
+          i = rel.end + at;
         }
         continue;
       }

@@ -186,7 +186,7 @@ function applyRules(text: string, rules: Rule[]): string {
 }
 
 /** Sentence boundaries: . ! ? ; and new lines (not a dot inside a number), plus "but"/"whereas"/"while". */
-const BOUNDARY = /(?<!\d)\.(?!\d)|[!?;\n|]|\b(?:but|whereas|while|although|however)\b/gi;
+const BOUNDARY = /\.(?!\d)|[!?;\n|]|\b(?:but|whereas|while|although|however)\b/gi;
 
 export function splitSentences(think: string): [number, number][] {
   const spans: [number, number][] = [];
@@ -218,12 +218,13 @@ const NO_CONVENTION: Convention = { xy: false, unclear: false };
 /** The rules applied to a text (one sentence or several joined by SEP), before tokenising. */
 function rewrite(text: string, env: EnvKind, conv: Convention): string {
   let raw = text;
+  if (env === 'frozenlake') raw = raw.replace(/(?<![\w@(])G(?![\w(])/g, 'the goal');
   if (env !== 'bandit') {
     const names = SYMBOLS[env];
     raw = raw.replace(SYMBOL, (m, sym: string) => (names[sym] ? ` ${names[sym]} at ` : m));
     // numbered keys: "B1: r2c4", "T2=(5,5)", "H3 (1,1)"
-    raw = raw.replace(/(?<![\w@])([BTH])(\d)(?=\s*[:=@(]|\s+(?:at\s+)?[([r])/g, (_m, k: string, n: string) =>
-      k === 'B' ? ` box ${n} ` : k === 'T' ? (env === 'sokoban' ? ' target ' : ' ') : env === 'frozenlake' ? ' hole ' : ' ',
+    raw = raw.replace(/(?<![\w@])([BTHX])(\d)(?=\s*[:=@(]|\s+(?:at\s+)?[([r])/g, (_m, k: string, n: string) =>
+      k === 'B' || k === 'X' ? ` box ${n} ` : k === 'T' ? (env === 'sokoban' ? ' target ' : ' ') : env === 'frozenlake' ? ' hole ' : ' ',
     );
   }
   // "(x, y) = (3, 1)": a tuple in the text's own order

@@ -33,6 +33,14 @@ function candidates(w: World, e: EntityRef): Cell[] | Checked {
   const all = w.positions(e.type);
   if (e.index && e.type === 'box' && e.index > all.length)
     return { verdict: 'contradicted', evidence: `there ${all.length === 1 ? 'is only 1 box' : `are only ${all.length} boxes`}` };
+  if (e.which && all.length > 1 && e.type !== 'wall') {
+    // "the lower box": the one farthest down, when one is
+    const [axis, sign] = { up: [0, -1], down: [0, 1], left: [1, -1], right: [1, 1] }[e.which] as [0 | 1, number];
+    const best = Math.max(...all.map((x) => x[axis] * sign));
+    const chosen = all.filter((x) => x[axis] * sign === best);
+    if (chosen.length !== 1) return uncheckable(`no single ${e.which}most ${entityName(e.type)}`);
+    return chosen;
+  }
   return all;
 }
 
@@ -102,7 +110,11 @@ function satisfies(c: RelationClaim, [dr, dc]: Cell, impliedAdjacent: boolean): 
 
 /** "the box is left of the box": an object related to itself (a pronoun gone wrong) says nothing checkable. */
 const selfRelation = (c: { subject: EntityRef; ref: EntityRef }) =>
-  c.subject.type === c.ref.type && !c.subject.plural && !c.ref.plural && (c.subject.index ?? 0) === (c.ref.index ?? 0);
+  c.subject.type === c.ref.type &&
+  !c.subject.plural &&
+  !c.ref.plural &&
+  (c.subject.index ?? 0) === (c.ref.index ?? 0) &&
+  c.subject.which === c.ref.which;
 
 /** The cells of both sides of a relation, or why it cannot be checked. */
 function pairOf(w: World, c: { subject: EntityRef; ref: EntityRef }): { subjects: Cell[]; refs: Cell[] } | Checked {
@@ -115,6 +127,10 @@ function pairOf(w: World, c: { subject: EntityRef; ref: EntityRef }): { subjects
 }
 
 function checkRelation(w: World, c: RelationClaim): Checked {
+  if (c.after) {
+    const path = w.simulate(c.after.map(capital));
+    return checkRelation(path[path.length - 1] ?? w, { ...c, after: undefined });
+  }
   const both = pairOf(w, c);
   if ('verdict' in both) return both;
   const { subjects, refs } = both;
@@ -125,7 +141,11 @@ function checkRelation(w: World, c: RelationClaim): Checked {
   const pairs: [Cell, Cell][] = [];
   for (const s of subjects) for (const r of refs) if (!sameCell(s, r)) pairs.push([s, r]);
   // "walls to the left, right and above": each direction on its own
+  // (a diagonal, "lower-left", is one place, not a list)
+  const diagonal =
+    c.parts.length === 2 && new Set(c.parts.map((p) => p.dir === 'up' || p.dir === 'down')).size === 2 && c.subject.type !== 'wall';
   const eachOnItsOwn =
+    !diagonal &&
     (c.subject.type === 'wall' || c.subject.type === 'hole') &&
     c.ref.type === 'player' &&
     c.parts.length > 1 &&
