@@ -55,7 +55,7 @@ describe('a think text that declares its own convention', () => {
     expect(flagged(room, '(x, y) coordinates, x = column: the box is at (3, 2).')).toBe(true);
   });
   it('says "not checkable" when the text talks of axes without a readable declaration and the verdict depends on it', () => {
-    const d = check(room, 'x = 2 in my notes; the box is at index (2, 3).');
+    const d = check(room, 'x = 2 in my notes; the box is at (2, 3).');
     expect(d.contradicted).toBe(0);
     expect(d.claims.some((c) => c.verdict === 'uncheckable' && /convention/.test(c.reason ?? ''))).toBe(true);
   });
