@@ -76,16 +76,19 @@ export function decidedMoves(decisions: Decision[]): string[] {
   return (firm.length ? firm[firm.length - 1] : decisions.find((d) => !d.negated))?.moves ?? [];
 }
 
-function thinkAnswer(decisions: Decision[], answer: string[]): { verdict: Consistency; evidence?: string } {
+const agrees = (moves: string[], answer: string[]) => moves.slice(0, answer.length).every((m, i) => m === answer[i]);
+
+function thinkAnswer(decisions: Decision[], answer: string[], paths: string[][] = []): { verdict: Consistency; evidence?: string } {
   const decided = decidedMoves(decisions);
   const avoided = new Set(decisions.filter((d) => d.negated).flatMap((d) => d.moves));
   if (decided.length) {
     if (!answer.length) return { verdict: 'mismatch', evidence: `think decides ${decided.join(', ')}; the answer has no action` };
-    const n = Math.min(decided.length, answer.length);
-    for (let i = 0; i < n; i++)
-      if (decided[i] !== answer[i])
-        return { verdict: 'mismatch', evidence: `think decides ${decided.join(', ')}; the answer is ${answer.join(', ')}` };
-    return { verdict: 'consistent' };
+    if (agrees(decided, answer)) return { verdict: 'consistent' };
+    // the think also states the answer's moves as a path ("Right, Right gets me there"): which one it meant is not clear
+    const firm = decisions.some((d) => d.firm && !d.negated);
+    const other = !firm && paths.some((m) => m.length && agrees(m, answer));
+    if (other) return { verdict: 'unknown' };
+    return { verdict: 'mismatch', evidence: `think decides ${decided.join(', ')}; the answer is ${answer.join(', ')}` };
   }
   if (avoided.size && answer.length) {
     if (avoided.has(answer[0]!))
@@ -153,7 +156,7 @@ const wordCount = (s: string) => (s.match(/[\p{L}\p{N}]+/gu) ?? []).length;
 export function diagnoseTurn(input: TurnInput): TurnDiagnostics {
   const env = input.env === 'sokoban' || input.env === 'frozenlake' ? input.env : 'bandit';
   const think = input.formatOk ? input.think : '';
-  const { claims, decisions, convention } = extractClaims(think, env, input.actionWords ?? [], input.coordinateBase ?? 0);
+  const { claims, decisions, convention, paths } = extractClaims(think, env, input.actionWords ?? [], input.coordinateBase ?? 0);
   const answer = lower(input.answerActions);
   const decided = decidedMoves(decisions);
   const world = isGrid(input.before) ? new World(input.before) : null;
@@ -175,7 +178,7 @@ export function diagnoseTurn(input: TurnInput): TurnDiagnostics {
         };
       })
     : [];
-  const ta = input.formatOk ? thinkAnswer(decisions, answer) : { verdict: 'unknown' as const };
+  const ta = input.formatOk ? thinkAnswer(decisions, answer, paths) : { verdict: 'unknown' as const };
   const oc = input.formatOk
     ? outcomeCheck(
         input,

@@ -34,6 +34,8 @@ export interface PositionClaim extends ClaimBase {
   kind: 'position';
   entity: EntityRef;
   cell: [number, number];
+  /** "the third column": said as an ordinal, which some count from 0. */
+  ordinal?: boolean;
 }
 export interface OnTargetClaim extends ClaimBase {
   kind: 'on_target';
@@ -96,6 +98,8 @@ export interface Decision {
 export interface Extraction {
   claims: Claim[];
   decisions: Decision[];
+  /** Move lists stated as paths: when the answer follows one, a different decision is not a clear mismatch. */
+  paths: string[][];
   convention: Convention;
 }
 
@@ -130,6 +134,9 @@ const MODALS = new Set(['must', 'should', 'needs', 'need', 'has', 'have', 'ought
 /** Words after which a coordinate is where the subject is: "box at (2, 3)", "box: (2, 3)", "box, (2, 3)". */
 const COORD_LINK =
   /^(at|is|are|on|in|sits|sit|lies|lie|located|stands|standing|currently|now|still|,|:|=|and|position|cell|square|coordinates|coords|both|also|be|sitting|lying|resting|rests|=>|->|-)$/;
+
+const PUT = /^(puts?|leaves?|brings?|gets?|takes?|lands?|pushes|shoves?|moves|sends?|places?)$/;
+const MOVE_TAIL = /^(up|down|left|right|times|once)$/;
 
 const ENTITY = /^@(player|box|target|hole|goal|wall)(\+|#(\d+))?$/;
 const COORD = /^<(o?\d+|x|last)_(o?\d+|x|last)>$/;
@@ -168,6 +175,8 @@ function readRelation(toks: string[], i: number, prev?: EntityRef): RelPhrase | 
       pendingDist = Number(t);
       pendingAxis = /^(rows?|columns?|cols?)$/.test(toks[j + 1]!);
       if (UNITS.test(toks[j + 1]!)) j++;
+      // "two rows further down"
+      if (/^(further|farther|more)$/.test(toks[j + 1] ?? '')) j++;
     } else if (DIRS.has(t)) {
       let dist = pendingDist;
       const axisOnly = pendingAxis;
@@ -204,6 +213,7 @@ function readRelation(toks: string[], i: number, prev?: EntityRef): RelPhrase | 
   let k = j;
   if (['of', 'from', 'than', 'as', 'relative', 'to', 'with'].includes(toks[k] ?? '')) k++;
   if (toks[k] === 'to') k++;
+  if (/^(that|this)$/.test(toks[k] ?? '') && entityOf(toks[k + 1])) k++;
   const pronounRef = toks[k] === 'its' || toks[k] === 'it';
   // "on its right" with nothing named before: no reference, no claim
   if (pronounRef && !prev) return null;
@@ -251,6 +261,9 @@ function readMoves(toks: string[], i: number, actionWords: Set<string>): MovePhr
       }
       continue;
     }
+    // "get below it", "go left of the box": a place, not a move
+    if (DIRS.has(t) && (/^(it|of|that|this)$/.test(toks[j + 1] ?? '') || (ENTITY.test(toks[j + 1] ?? '') && toks[j + 1] !== '@player')))
+      break;
     if (DIRS.has(t) || actionWords.has(t)) {
       for (let n = 0; n < count; n++) moves.push(t);
       count = 1;
@@ -283,7 +296,7 @@ const TOUCH =
   /^(touch|touches|touching|enter|enters|entering|cross|crosses|crossing|land|lands|landing|step|steps|stepping|hit|hits|hitting|visit|visits|visiting|end|ends|ending|pass|passes|passing)$/;
 const OUTCOME_STOP = new Set([',', 'so', 'therefore', 'thus', 'because', 'since', 'which', 'then', 'hence', 'if', 'but']);
 const PLACE_VERB =
-  /^(gets?|getting|takes?|taking|puts?|putting|brings?|bringing|leads?|leading|lands?|landing|ends?|ending|moves?|moving|places?|placing|sends?|sending|goes|go|going|puts|be|lands|arrive|arrives|slides?|pushes|push|pushing|shifts?)$/;
+  /^(leaves?|shoves?|gets?|getting|takes?|taking|puts?|putting|brings?|bringing|leads?|leading|lands?|landing|ends?|ending|moves?|moving|places?|placing|sends?|sending|goes|go|going|puts|be|lands|arrive|arrives|slides?|pushes|push|pushing|shifts?)$/;
 
 interface ReadOutcome {
   outcome: OutcomeKind;
@@ -292,6 +305,8 @@ interface ReadOutcome {
   cell?: [number, number];
   /** reach_cell: the box ends there ('box'), the player, or either when the text does not say (a push). */
   who?: 'box' | 'player' | 'either';
+  /** The polarity was read from the outcome's own words ("is open"), not from a negation before the moves. */
+  own?: boolean;
 }
 
 /** Outcomes predicted in tokens [from, to): "gets me to the goal and never lands on a hole", "puts the box at (3, 2)". */
@@ -315,7 +330,7 @@ function readOutcomes(
       continue;
     }
     if (t === 'freely' || t === 'easily' || (OPEN.test(t) && !out.length)) {
-      out.push({ outcome: 'blocked', negated: !neg, end: j + 1 });
+      out.push({ outcome: 'blocked', negated: !neg, end: j + 1, own: true });
       neg = false;
       continue;
     }
@@ -331,10 +346,10 @@ function readOutcomes(
       (t === 'and' && ENTITY.test(toks[j + 1] ?? '') && toks[j + 2] !== undefined && /^(is|are)$/.test(toks[j + 2]!))
     )
       break;
-    if (NEGATIONS.has(t)) neg = true;
+    if (NEGATIONS.has(t) && !(AVOID.test(t) && !OUTCOME_WORDS.some(([re]) => re.test(toks[j + 1] ?? '')))) neg = true;
     if (PLACE_VERB.test(t)) placeVerb = true;
-    if (t.startsWith('@box') || t === 'it') boxNamed = true;
-    if (t === '@player') playerNamed = true;
+    if ((t.startsWith('@box') || t === 'it') && !playerNamed) boxNamed = true;
+    if (t === '@player' && !boxNamed) playerNamed = true;
     const next = toks[j + 1] ?? '';
     let kind = OUTCOME_WORDS.find(([re]) => re.test(t))?.[1];
     let k = j + 1;
@@ -363,7 +378,8 @@ function readOutcomes(
     // "pushes the box against the wall" is where the box goes, not the player being blocked
     if (!kind && (t === 'into' || t === 'in' || t === 'against') && next === '@wall' && !boxNamed) kind = 'blocked';
     if (!kind && (t === 'into' || t === 'in' || t === 'on' || t === 'onto') && next.startsWith('@hole')) kind = 'fall';
-    if (!kind && (t === 'onto' || t === 'on' || t === 'into' || t === 'to') && next.startsWith('@target')) kind = 'box_on_target';
+    if (!kind && (t === 'onto' || t === 'on' || t === 'into' || t === 'to') && next.startsWith('@target') && !playerNamed)
+      kind = 'box_on_target';
     if (!kind && (t === 'onto' || t === 'on' || t === 'to' || t === 'at') && next === '@goal') kind = 'reach_goal';
     if (!kind && /^(moves|pushes|shifts|slides|move|push|shift|moving|pushing)$/.test(t) && next.startsWith('@box')) kind = 'push_box';
     if (!kind && placeVerb && /^(to|at|on|onto|in|into)$/.test(t)) {
@@ -415,6 +431,8 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
   let lastThing: EntityRef | null = null;
   /** The moves named last (decided or not): what "this", "that" predict for. */
   let lastMoves: string[] | null = null;
+  /** Move lists stated as paths ("Right, Right, Down gets me to the goal"): other readings of the decision. */
+  const paths: string[][] = [];
   /** Where the box named last is said to be: what "push it" pushes. */
   let lastBoxCell: [number, number] | undefined;
   for (const sentence of sentences(think, env, convention)) {
@@ -434,6 +452,7 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
     let firmCue = false;
     let modal = false;
     let movePhraseSeen = false;
+    let subjectAt = -1;
     /** "the lower …": for the next thing named. */
     let which: Dir | undefined;
     /** "the cell past it, (3, 1), is empty": coordinates of a cell, not of the subject. */
@@ -468,6 +487,7 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
       // "should I go Down?": a question decides nothing
       if (scope === 'question') return;
       decisions.push({ span, moves, negated, ...(firmCue ? { firm: true } : {}) });
+      firmCue = false;
     };
     for (let i = 0; i < toks.length; i++) {
       const t = toks[i]!;
@@ -478,7 +498,8 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         // a question claims nothing
       } else if (
         (t === 'which' && (cellOf(toks[i - 2] ?? '') || cellOf(toks[i - 1] ?? ''))) ||
-        (t === 'then' && (entityOf(toks[i + 1]) || toks[i + 1] === 'it') && /^(is|are|will|sits|'s)$/.test(toks[i + 2] ?? ''))
+        (t === 'then' && (entityOf(toks[i + 1]) || toks[i + 1] === 'it') && /^(is|are|will|sits|'s)$/.test(toks[i + 2] ?? '')) ||
+        (t === 'then' && toks[i + 1] === '@player')
       ) {
         // "moves the box to (3, 3), which is next to the target", "then the box is at (4, 4)": the state after the move
         scope = 'plan';
@@ -497,6 +518,12 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         scope = 'plan';
       if (/^(choose|chooses|chose|pick|picks|select|selects|decide|decided|decision|final|settle|opt|instead|actually|answer)$/.test(t))
         firmCue = true;
+      // "so push up": a new clause, whoever was spoken of before
+      if (/^(so|therefore|thus|hence)$/.test(t)) subject = null;
+      // "between me and it: (4, 3)": the coordinates after a colon are not the last word's
+      if (t === ':' && !entityOf(toks[i - 1])) subject = null;
+      // "plan: Left, Up": a label, not a plan about the future
+      if (t === 'plan' && toks[i + 1] === ':' && scope === 'plan') scope = null;
       if (NEGATIONS.has(t)) {
         neg = true;
         avoidNeg = AVOID.test(t);
@@ -517,9 +544,9 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         hypothetical = true;
       if (t === 'now' && i > 0) {
         // "so I go up now": the move of this turn
-        firmCue = true;
         const last = decisions.at(-1);
-        if (last && last.span === span) last.firm = true;
+        if (last && last.span === span && MOVE_TAIL.test(toks[i - 1] ?? '')) last.firm = true;
+        else firmCue = true;
       }
       if (PAST.test(t) && t !== 'before') hypothetical = true;
       if (SCOPE_END.test(t)) hypothetical = false;
@@ -575,6 +602,7 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         if (toks[i - 1] === 'and' && entityOf(toks[i - 2])) conj = entityOf(toks[i - 2]);
         if (subject && subject.type !== entity.type) previous = subject;
         subject = entity;
+        subjectAt = i;
         if (entity.type !== 'player') lastThing = entity;
         subjectCell = undefined;
         // "exactly 2 holes in row 1", "3 holes", "1 hole next to me"
@@ -622,7 +650,7 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         // "the cell past it, (3, 1)", "then empty (4, 3)": a cell that is not the subject's
         if (cellTalk || !(COORD_LINK.test(toks[i - 1] ?? '') || entityOf(toks[i - 1]) || i === 0)) continue;
         if (subject) {
-          emit({ kind: 'position', entity: subject, cell, negated: neg, span });
+          emit({ kind: 'position', entity: subject, cell, negated: neg, span, ...(/<o|_o/.test(t) ? { ordinal: true } : {}) });
           subjectCell = cell;
         } else pendingCoord = cell;
         continue;
@@ -637,24 +665,24 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
       // "Right, Right, Down gets me to the goal": a stated sequence and what it does
       const listStart =
         DIRS.has(t) &&
+        !entityOf(toks[i + 1]) &&
         (i === 0 || /^(,|:|sequence|path|route|moves|going|then|plan|so|therefore|thus|hence|instead|ok|okay|go)$/.test(toks[i - 1]!));
       if (listStart) {
         const m = readMoves(toks, i, actionSet);
         const after = m.end;
         // "Down takes me to (3, 1), then Right twice reaches the goal": from where the last moves ended
         if (/^(then|there)$/.test(toks[i - 1] ?? '') && lastMoves) m.moves = [...lastMoves, ...m.moves];
-        if (
-          m.moves.length &&
-          /^(gets?|takes?|leads?|puts?|brings?|lands?|reaches|reach|will|would|should|ends?|moves?|pushes|keeps?|is|are|sends?|drops?|walks?|hits?|never|avoids?|stays?|goes|can)$/.test(
-            toks[after] ?? '',
-          )
-        ) {
+        const verb =
+          /^(gets?|takes?|leads?|puts?|brings?|lands?|leaves?|reaches|reach|will|would|should|ends?|moves?|pushes|shoves?|keeps?|is|are|sends?|drops?|walks?|hits?|never|avoids?|stays?|goes|can|hugs?|follows?|finishes|solves)$/;
+        if (m.moves.length && (verb.test(toks[after] ?? '') || (m.moves.length > 1 && toks[after] && !OUTCOME_STOP.has(toks[after]!)))) {
+          // a stated path: what it does is checked, and it is one reading of the turn's decision
+          if (m.moves.length > 1) paths.push(m.moves);
           const outs = readOutcomes(toks, after, toks.length, neg, cellOf);
           for (const o of outs) emit(outcomeClaim(o, m.moves, { pushes: m.box }, span));
-          if (outs.length) {
-            lastMoves = m.moves;
+          lastMoves = m.moves;
+          if (outs.length || /^(puts?|takes?|brings?|leaves?|gets?|lands?)$/.test(toks[after] ?? '')) {
             movePhraseSeen = true;
-            i = outs[outs.length - 1]!.end - 1;
+            i = outs.length ? outs[outs.length - 1]!.end - 1 : after;
             continue;
           }
         }
@@ -679,6 +707,8 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
       if (MOVE_VERB.test(t) || actionSet.has(t)) {
         const start = actionSet.has(t) ? i : i + 1;
         const m = readMoves(toks, start, actionSet);
+        // "get below it, at (4, 3)": a destination follows
+        if (!m.moves.length && (DIRS.has(toks[start] ?? '') || toks[start] === 'to')) movePhraseSeen = true;
         if (!m.moves.length) continue;
         const movesBefore: string[] | null = lastMoves;
         lastMoves = m.moves;
@@ -717,17 +747,32 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         const boxCell = m.boxCell ?? (it ? lastBoxCell : undefined);
         const seq: string[] = /^(then|there)$/.test(toks[i - 1] ?? '') && movesBefore ? [...movesBefore, ...m.moves] : m.moves;
         lastMoves = seq;
-        for (const o of outs) emit(outcomeClaim({ ...o, negated: o.negated !== neg }, pushes ? m.moves : seq, { pushes, boxCell }, span));
+        // "nothing blocks me going up: (2, 4) is open": an adjective like "open" carries its own polarity
+        for (const o of outs)
+          emit(outcomeClaim({ ...o, negated: o.own ? o.negated : o.negated !== neg }, pushes ? m.moves : seq, { pushes, boxCell }, span));
         const bare = start === i; // an arm name without a verb before it
         // "a move down", "the push left": a move named, not made
         const noun = /^(a|an|the|this|that|any|each|every|no)$/.test(toks[i - 1] ?? '');
-        const decided = noun
-          ? false
-          : bare
-            ? decisionCue
-            : decisionCue || i === 0 || subject?.type === 'player' || !subject || /^(choose|pick|select)/.test(t);
-        // "Moving right." on its own: the model's way of saying what it does
-        const statedAlone = gerund && i === 0 && !outs.length && m.end >= toks.length && !hypothetical;
+        // "the box has to travel down": the box's way, not the player's move; "to push it left, …": a purpose
+        const othersMove = !!subject && subject.type !== 'player' && !/^(choose|pick|select|push)/.test(t);
+        const purpose = toks[i - 1] === 'to' && (i === 1 || toks[i - 2] === 'order');
+        const decided =
+          noun || othersMove || purpose
+            ? false
+            : bare
+              ? decisionCue
+              : decisionCue || i === 0 || subject?.type === 'player' || !subject || /^(choose|pick|select)/.test(t);
+        // "Moving right." / "Pushing Right now." / "Going Up to reach the other box.": the model's way of saying what it does
+        const tail = toks.slice(m.end);
+        const statedAlone =
+          gerund &&
+          i === 0 &&
+          !hypothetical &&
+          (!tail.length ||
+            tail[0] === 'now' ||
+            tail[0] === 'instead' ||
+            (tail[0] === 'to' && !outs.some((o) => o.outcome !== 'reach_goal')));
+        if (tail[0] === 'now' || tail[0] === 'instead') firmCue = true;
         if ((!hypo && decided) || statedAlone) decide(m.moves, neg);
         neg = false;
         i = (outs.length ? outs[outs.length - 1]!.end : m.end) - 1;
@@ -763,6 +808,41 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         i = m.end - 1;
         continue;
       }
+      // "Down is a hole": the cell that move reaches
+      if (DIRS.has(t) && toks[i + 1] === 'is' && (i === 0 || /^(,|and|so|but|:)$/.test(toks[i - 1]!))) {
+        let k = i + 2;
+        const notSaid = NEGATIONS.has(toks[k] ?? '');
+        if (notSaid) k++;
+        while (/^(a|an|the)$/.test(toks[k] ?? '')) k++;
+        const what = entityOf(toks[k]);
+        if (what && (what.type === 'hole' || what.type === 'wall' || what.type === 'box')) {
+          emit({
+            kind: 'relation',
+            subject: { type: what.type, plural: false },
+            ref: PLAYER,
+            parts: [{ dir: t as Dir, dist: 1 }],
+            adjacent: false,
+            direct: true,
+            negated: notSaid,
+            span,
+          });
+          i = k;
+          continue;
+        }
+      }
+      // "pushing Left is right", "going down is the best move": a decision
+      if (
+        DIRS.has(t) &&
+        /ing$/.test(toks[i - 1] ?? '') &&
+        MOVE_VERB.test(toks[i - 1]!) &&
+        toks[i + 1] === 'is' &&
+        /^(right|correct|best|the|my|good|fine|safest|wise)$/.test(toks[i + 2] ?? '')
+      ) {
+        firmCue = true;
+        decide([t], neg);
+        i += 2;
+        continue;
+      }
       // "right is fine", "Down is safe": what the move does, said of the move
       if (DIRS.has(t) && /^(is|looks|seems)$/.test(toks[i + 1] ?? '') && (i === 0 || /^(,|and|so|but|:)$/.test(toks[i - 1]!))) {
         const adj = toks[i + 2] === 'not' ? toks[i + 3] : toks[i + 2];
@@ -776,8 +856,15 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
       }
       const rel = readRelation(toks, i, previous ?? undefined);
       // "the left box", "the upper hole": which one, not where it is from me
-      if (rel && rel.parts.length === 1 && entityOf(toks[i + 1]) && /^(the|a|an|that|this|which)$/.test(toks[i - 1] ?? '')) {
-        if (toks[i - 1] === 'the') which = rel.parts[0]!.dir;
+      if (
+        rel &&
+        rel.parts.length <= 2 &&
+        entityOf(toks[i + rel.parts.length]) &&
+        rel.end === i + rel.parts.length + 1 &&
+        (i === 0 || /^(the|a|an|that|this|which|,|:)$/.test(toks[i - 1] ?? ''))
+      ) {
+        if (toks[i - 1] === 'the' && rel.parts.length === 1) which = rel.parts[0]!.dir;
+        i += rel.parts.length - 1;
         continue;
       }
       // "below (2, 2)": relative to a place, not to me
@@ -811,22 +898,48 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
               span,
             });
         } else if (subject) {
-          emit({
-            kind: 'relation',
-            subject,
-            ref: rel.ref ?? PLAYER,
-            ...relFields(rel),
-            ...(subjectCell ? { located: true } : {}),
-            negated: neg,
-            span,
-          });
+          const last = claims.at(-1);
+          const elaborates =
+            !rel.ref &&
+            last?.kind === 'relation' &&
+            last.span === span &&
+            last.subject === subject &&
+            !last.after &&
+            /^(,|:|-|--)$/.test(toks[i - 1] ?? '') &&
+            rel.parts.length > 0 &&
+            rel.parts.every((q) => last.parts.some((p) => p.dir === q.dir));
+          if (elaborates) {
+            // "below and to the right of the box - one row down, one column right": the same relation, with distances
+            last.parts = mergeParts(last.parts, rel.parts);
+          } else {
+            // "its target two to the left": of its owner; another thing named in the sentence: unclear of what
+            const owner = toks[subjectAt - 1] === 'its' ? previous : null;
+            const others = toks.slice(0, i).some((x) => {
+              const e = entityOf(x);
+              return !!e && e.type !== 'player' && e.type !== subject!.type;
+            });
+            const ref = rel.ref ?? owner ?? (others && subject.type !== 'hole' && subject.type !== 'wall' ? null : PLAYER);
+            // "U, R, U, L leaves the box directly under the target": after the moves
+            const put = movePhraseSeen && lastMoves && PUT.test(toks[subjectAt - 1] ?? '');
+            if (ref)
+              emit({
+                kind: 'relation',
+                subject,
+                ref,
+                ...(put ? { after: lastMoves! } : {}),
+                ...relFields(rel),
+                ...(subjectCell ? { located: true } : {}),
+                negated: neg,
+                span,
+              });
+          }
         } else pendingRel = rel;
         i = rel.end - 1;
         // "below the hole at (2, 3)": the cell is the reference's
         // "directly to my left at (4, 1)": the subject's
         const at = toks[rel.end] === 'at' ? 1 : 0;
         const refCell = rel.ref ? cellOf(toks[rel.end + at] ?? '') : null;
-        if (refCell && rel.ref) {
+        if (refCell && rel.ref && !movePhraseSeen) {
           const owner = rel.ref.type === 'player' ? subject : rel.ref;
           if (owner && !(owner.type === 'player' && movePhraseSeen))
             emit({ kind: 'position', entity: owner, cell: refCell, negated: false, span });
@@ -843,7 +956,15 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
       }
     }
   }
-  return { claims, decisions, convention };
+  return { claims, decisions, convention, paths };
+}
+
+/** "below and right" + "one row down, one column right": one relation, with the distances said after it. */
+function mergeParts(a: RelationPart[], b: RelationPart[]): RelationPart[] {
+  return a.map((p) => {
+    const q = b.find((x) => x.dir === p.dir);
+    return q?.dist !== undefined ? { ...p, dist: q.dist } : { ...p };
+  });
 }
 
 function outcomeClaim(
@@ -852,7 +973,7 @@ function outcomeClaim(
   push: { pushes: boolean; boxCell?: [number, number] },
   span: [number, number],
 ): OutcomeClaim {
-  const pushesBox = push.pushes || (o.outcome === 'reach_cell' && o.who === 'box');
+  const pushesBox = push.pushes;
   return {
     kind: 'outcome',
     outcome: o.outcome,

@@ -77,6 +77,7 @@ const COMMON_RULES: Rule[] = [
   [/n't\b/g, ' not'],
   [/\btwice\b/g, '2 times'],
   [/\b(up|down|left|right) once\b/g, '$1 1 times'],
+  [/\b(up|down|left|right)\s*[x×]\s*(\d+)\b/g, '$1 $2 times'],
   [/\bthrice\b/g, '3 times'],
   // ordinals count from 1 whatever base the coordinates use: "the first column" is column 0
   [/\bin (?:the )?(\d+)(?:st|nd|rd|th) row\b/g, ' <o$1_x> '],
@@ -230,6 +231,10 @@ function rewrite(text: string, env: EnvKind, conv: Convention): string {
   // "(x, y) = (3, 1)": a tuple in the text's own order
   if (conv.xy) raw = raw.replace(/[([]\s*(\d+)\s*,\s*(\d+)\s*[)\]]/g, ' (row $2, col $1) ');
   raw = raw.replace(/\bx\s*=\s*(\d+)\s*,?\s*(?:and\s+)?y\s*=\s*(\d+)/gi, ' (row $2, col $1) ');
+  // "R,R,U,U", "D, D, R": moves as letters (only in runs of two or more, so "U" alone stays a letter)
+  raw = raw.replace(/\b[UDLR](?:\s*[,\s]\s*[UDLR]\b)+/g, (run) =>
+    run.replace(/[UDLR]/g, (l) => ({ U: ' up ', D: ' down ', L: ' left ', R: ' right ' })[l]!),
+  );
   let lowered = raw.toLowerCase().replace(NUMBER_WORD, (w) => String(NUMBER_WORDS[w]));
   if (env === 'frozenlake') lowered = applyRules(lowered, LAKE_PLACES);
   let s = applyRules(lowered, COMMON_RULES);

@@ -45,6 +45,17 @@ function candidates(w: World, e: EntityRef): Cell[] | Checked {
 }
 
 function checkPosition(w: World, c: PositionClaim, base: number): Checked {
+  const checked = checkCell(w, c, base);
+  // "the third column" read as index 3 would hold: which one is meant decides
+  if (checked.verdict === 'contradicted' && c.ordinal) {
+    const shifted: [number, number] = [c.cell[0] + 1, c.cell[1] + 1];
+    if (checkCell(w, { ...c, cell: shifted }, base).verdict === 'supported')
+      return uncheckable('ambiguous ordinal: true if counted from 0');
+  }
+  return checked;
+}
+
+function checkCell(w: World, c: PositionClaim, base: number): Checked {
   const axis = (v: number, size: number) => (v === Infinity ? size - 1 : v - base);
   const cell: Cell = [axis(c.cell[0], w.rows), axis(c.cell[1], w.cols)];
   const cells = candidates(w, c.entity);
