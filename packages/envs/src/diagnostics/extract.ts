@@ -860,6 +860,7 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         rel &&
         rel.parts.length <= 2 &&
         entityOf(toks[i + rel.parts.length]) &&
+        toks[i + rel.parts.length] !== '@player' &&
         rel.end === i + rel.parts.length + 1 &&
         (i === 0 || /^(the|a|an|that|this|which|,|:)$/.test(toks[i - 1] ?? ''))
       ) {
