@@ -134,6 +134,15 @@ function outcomeCheck(input: TurnInput, claims: Claim[], decided: string[]): { v
   return { verdict: 'match' };
 }
 
+/** A claim the checker cannot evaluate is not checkable; model text never crashes the check. */
+function safeVerify(w: World, c: Claim, opts: VerifyOptions): ReturnType<typeof verifyClaim> {
+  try {
+    return verifyClaim(w, c, opts);
+  } catch {
+    return { verdict: 'uncheckable', evidence: 'the checker could not evaluate this claim' };
+  }
+}
+
 const hasCoordinates = (c: Claim) => 'cell' in c && !!c.cell;
 
 /** Would the claim hold with the coordinates read the other way round, or from the other base? */
@@ -163,7 +172,7 @@ export function diagnoseTurn(input: TurnInput): TurnDiagnostics {
   const opts = { coordinateBase: convention.base ?? input.coordinateBase ?? 0, decidedMoves: decided.length ? decided : answer };
   const results: ClaimResult[] = world
     ? claims.map((c) => {
-        let checked = verifyClaim(world, c, opts);
+        let checked = safeVerify(world, c, opts);
         // the text speaks of axes or indexing without saying how: a verdict that another reading flips is not checkable
         if (checked.verdict === 'contradicted' && convention.unclear && hasCoordinates(c) && flipsUnderOtherConvention(world, c, opts))
           checked = { verdict: 'uncheckable', evidence: 'unclear coordinate convention: another reading makes it true' };

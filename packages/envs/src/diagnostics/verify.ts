@@ -61,6 +61,9 @@ function checkCell(w: World, c: PositionClaim, base: number): Checked {
   const cells = candidates(w, c.entity);
   if (!Array.isArray(cells)) return cells;
   const at = (x: Cell) => (Number.isNaN(cell[0]) || x[0] === cell[0]) && (Number.isNaN(cell[1]) || x[1] === cell[1]);
+  // "a wall in column 3": rows of walls are not looked up
+  if (c.entity.type === 'wall' && (Number.isNaN(cell[0]) || Number.isNaN(cell[1])))
+    return uncheckable('a wall along a whole row or column is not checked');
   const holds = c.entity.type === 'wall' ? w.isWall(cell) : cells.some(at);
   const name = label(c.entity);
   if (c.negated) return judged(holds, true, `there is a ${name} at ${fmtCell(cell)}`);
