@@ -124,6 +124,11 @@ describe('move predictions are simulated', () => {
     expect(flagged(lake, 'Down, Down, Right, Right, Right reaches the goal safely.')).toBe(true);
     expect(flagged(lake, 'Down-down-right-right-right never lands on a hole.')).toBe(true);
   });
+  it('reads a move that does nothing as blocked, and a cell said to be floor as no claim about the subject', () => {
+    expect(flagged(room, 'Moving down does nothing.')).toBe(false);
+    expect(flagged(room, 'Moving left does nothing.')).toBe(true);
+    expect(flagged(room, 'The box is at (3, 2); (2, 2) is plain floor.')).toBe(false);
+  });
   it('checks where a push leaves the box', () => {
     expect(flagged(room, 'Pushing up puts the box at (2, 2).')).toBe(false);
     expect(flagged(room, 'Pushing right moves the box onto the target.')).toBe(true);

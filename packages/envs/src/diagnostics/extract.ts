@@ -346,6 +346,11 @@ function readOutcomes(
       (t === 'and' && ENTITY.test(toks[j + 1] ?? '') && toks[j + 2] !== undefined && /^(is|are)$/.test(toks[j + 2]!))
     )
       break;
+    // "pushing right does nothing": the move is blocked
+    if (t === 'nothing' && j === from + 1 && /^(does|do)$/.test(toks[from] ?? '')) {
+      out.push({ outcome: 'blocked', negated: false, end: j + 1, own: true });
+      continue;
+    }
     if (NEGATIONS.has(t) && !(AVOID.test(t) && !OUTCOME_WORDS.some(([re]) => re.test(toks[j + 1] ?? '')))) neg = true;
     if (PLACE_VERB.test(t)) placeVerb = true;
     if ((t.startsWith('@box') || t === 'it') && !playerNamed) boxNamed = true;
@@ -649,6 +654,9 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         }
         // "the cell past it, (3, 1)", "then empty (4, 3)": a cell that is not the subject's
         if (cellTalk || !(COORD_LINK.test(toks[i - 1] ?? '') || entityOf(toks[i - 1]) || i === 0)) continue;
+        // "(3, 2) is plain floor", "(1, 2) free": what a cell holds, not where the subject is
+        const said = toks[i + 1] === 'is' ? toks[i + 2] : toks[i + 1];
+        if (said && /^(plain|floor|free|empty|open|clear|ice|frozen|safe|blank|walkable)$/.test(said)) continue;
         if (subject) {
           emit({ kind: 'position', entity: subject, cell, negated: neg, span, ...(/<o|_o/.test(t) ? { ordinal: true } : {}) });
           subjectCell = cell;
@@ -689,6 +697,7 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
         // "so Left." / ": Left" / "Right.": a bare decision closing a clause or making a sentence
         // "So Left, not Down": the rejected move after it changes nothing
         const rest = toks.slice(m.end).filter((x) => x !== ',');
+        while (rest[0] === 'now' || rest[0] === 'instead') rest.shift();
         const closes = !rest.length || (NEGATIONS.has(rest[0]!) && rest.slice(1).every((x) => DIRS.has(x) || x === 'or' || x === 'and'));
         if (
           m.moves.length &&
@@ -769,8 +778,7 @@ export function extractClaims(think: string, env: EnvKind, actionWords: readonly
           i === 0 &&
           !hypothetical &&
           (!tail.length ||
-            tail[0] === 'now' ||
-            tail[0] === 'instead' ||
+            ((tail[0] === 'now' || tail[0] === 'instead') && !outs.length) ||
             (tail[0] === 'to' && !outs.some((o) => o.outcome !== 'reach_goal')));
         if (tail[0] === 'now' || tail[0] === 'instead') firmCue = true;
         if ((!hypo && decided) || statedAlone) decide(m.moves, neg);

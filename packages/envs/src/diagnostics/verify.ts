@@ -161,7 +161,6 @@ function checkRelation(w: World, c: RelationClaim): Checked {
   const eachOnItsOwn =
     !diagonal &&
     (c.subject.type === 'wall' || c.subject.type === 'hole') &&
-    c.ref.type === 'player' &&
     c.parts.length > 1 &&
     !c.located &&
     c.parts.every((p) => p.dist === undefined);
