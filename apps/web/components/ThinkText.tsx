@@ -19,8 +19,8 @@ function sentences(claims: ClaimResult[]): Marked[] {
 }
 
 /**
- * The think text with each sentence that makes a checkable claim marked: contradicted ones
- * highlighted with the truth right after them, supported ones underlined.
+ * The think text with each sentence that makes a claim marked: contradicted ones highlighted
+ * with the truth right after them, supported ones underlined, not checkable ones muted.
  */
 export function ThinkText({ think, claims }: { think: string; claims: ClaimResult[] }) {
   const out: ReactNode[] = [];
@@ -45,6 +45,14 @@ export function ThinkText({ think, claims }: { think: string; claims: ClaimResul
     } else if (checked) {
       out.push(
         <span key={s} className="claim supported" title={`supported: ${m.claims.map((c) => c.pattern).join('; ')}`}>
+          {text}
+        </span>,
+      );
+    } else if (m.claims.length) {
+      // every claim here was skipped (a condition, the past, an ambiguous reading): shown muted with the reasons
+      const why = [...new Set(m.claims.map((c) => `${c.pattern}: ${c.reason ?? c.evidence ?? 'not checkable'}`))].join('; ');
+      out.push(
+        <span key={s} className="claim uncheckable muted" data-testid="uncheckable-claim" title={`not checked: ${why}`}>
           {text}
         </span>,
       );

@@ -1,65 +1,168 @@
 #!/usr/bin/env node
-// Precision and recall of the "contradicted" verdict on the labelled think texts, per environment
-// and per kind of fact, plus checker throughput. `npm run bench:diagnostics` (after a build).
-import { readFileSync } from 'node:fs';
+// Precision and recall of the reasoning checker: the `hallucinated` verdict (a text with a
+// contradicted claim) and think–answer mismatch, on the development set and on each held-out
+// round, per environment and per kind of text; plus throughput. `npm run bench:diagnostics`.
+//
+// Held-out rounds are scored once before the checker is changed for them; that first score is kept
+// in test/fixtures/first-scores.json. `--record <fixture>` scores a new round and writes its first
+// score (refused when one is recorded). Every run compares each recorded round with its first score
+// and exits 1 when a score fell below it.
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { diagnoseTurn } from '../dist/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const load = (name) => JSON.parse(readFileSync(path.join(here, `../test/fixtures/${name}.json`), 'utf8'));
-const generated = load('reasoning-labelled');
-// Hand-written rounds 2 and 3 were each scored once before the checker saw them (docs/results/reasoning-diagnostics.md).
-const rounds = ['reasoning-handwritten', 'reasoning-handwritten-2', 'reasoning-handwritten-3'].map(load);
-const set = [...generated, ...rounds.flat()];
-const verbose = process.argv.includes('--errors');
+const fixture = (name) => path.join(here, `../test/fixtures/${name}.json`);
+const load = (name) => JSON.parse(readFileSync(fixture(name), 'utf8'));
+const FIRST = fixture('first-scores');
+const first = existsSync(FIRST) ? JSON.parse(readFileSync(FIRST, 'utf8')) : { rounds: [] };
+const args = process.argv.slice(2);
+const verbose = args.includes('--errors');
+const recordName = args.includes('--record') ? args[args.indexOf('--record') + 1] : null;
+const only = args.includes('--round') ? args[args.indexOf('--round') + 1] : null;
+
+// Development: the generated set, the hand-written rounds 1–3 (each tuned on after its first score),
+// the examples written for each kind of text, and every held-out round once the checker was tuned on it.
+const DEV = ['reasoning-labelled', 'reasoning-handwritten', 'reasoning-handwritten-2', 'reasoning-handwritten-3', 'reasoning-dev-kinds'];
+
+const answerMoves = (a) =>
+  String(a ?? '')
+    .split('||')
+    .map((m) => m.trim())
+    .filter(Boolean);
 
 const diagnoseExample = (e) =>
   diagnoseTurn({
     env: e.env,
     think: e.think,
     formatOk: true,
-    answerActions: [],
+    answerActions: answerMoves(e.answer),
     executed: [],
     effectiveCount: 0,
     before: e.state,
     after: null,
   });
 
+const ratio = (num, den) => (den ? num / den : 1);
+function confusion(pairs) {
+  const c = { n: pairs.length, tp: 0, fp: 0, fn: 0, tn: 0 };
+  for (const [predicted, label] of pairs) c[predicted ? (label ? 'tp' : 'fp') : label ? 'fn' : 'tn']++;
+  return { ...c, precision: ratio(c.tp, c.tp + c.fp), recall: ratio(c.tp, c.tp + c.fn) };
+}
+
+/** Both flags of every example; mismatch only where the example has an answer and a label for it. */
 export function score(examples) {
-  const c = { tp: 0, fp: 0, fn: 0, tn: 0 };
-  const errors = [];
-  for (const e of examples) {
-    const d = diagnoseExample(e);
-    const predicted = d.contradicted > 0;
-    c[predicted ? (e.contradicted ? 'tp' : 'fp') : e.contradicted ? 'fn' : 'tn']++;
-    if (predicted !== e.contradicted) errors.push({ e, d });
-  }
-  const precision = c.tp / Math.max(1, c.tp + c.fp);
-  const recall = c.tp / Math.max(1, c.tp + c.fn);
-  return { ...c, n: examples.length, precision, recall, errors };
+  const rows = examples.map((e) => ({ e, d: diagnoseExample(e) }));
+  const hallucinated = confusion(rows.map(({ e, d }) => [d.contradicted > 0, !!e.contradicted]));
+  const withAnswer = rows.filter(({ e }) => e.answer !== undefined && typeof e.mismatch === 'boolean');
+  const mismatch = confusion(withAnswer.map(({ e, d }) => [d.thinkAnswer === 'mismatch', e.mismatch]));
+  const errors = rows.filter(
+    ({ e, d }) =>
+      d.contradicted > 0 !== !!e.contradicted || (typeof e.mismatch === 'boolean' && (d.thinkAnswer === 'mismatch') !== e.mismatch),
+  );
+  return { hallucinated, mismatch, errors };
 }
 
-const row = (name, r) =>
-  `${name.padEnd(24)} n=${String(r.n).padStart(4)}  tp=${String(r.tp).padStart(3)} fp=${String(r.fp).padStart(3)} fn=${String(r.fn).padStart(3)} tn=${String(r.tn).padStart(3)}  precision=${r.precision.toFixed(3)}  recall=${r.recall.toFixed(3)}`;
+const fmt = (r) =>
+  r.n
+    ? `n=${String(r.n).padStart(4)} tp=${String(r.tp).padStart(3)} fp=${String(r.fp).padStart(3)} fn=${String(r.fn).padStart(3)} tn=${String(r.tn).padStart(3)}  P=${r.precision.toFixed(3)} R=${r.recall.toFixed(3)}`
+    : 'n=   0';
+const row = (name, s) => console.log(`${name.padEnd(28)} hallucinated ${fmt(s.hallucinated)}   mismatch ${fmt(s.mismatch)}`);
+const kindsOf = (e) => e.kinds ?? e.styles ?? [];
 
-const all = score(set);
-console.log(`labelled set: ${set.length} think texts (${set.filter((e) => e.contradicted).length} with a false claim)`);
-console.log(row('all', all));
-console.log(row('generated', score(generated)));
-rounds.forEach((r, i) => console.log(row(`handwritten round ${i + 1}`, score(r))));
-for (const env of ['sokoban', 'frozenlake']) console.log(row(env, score(set.filter((e) => e.env === env))));
-for (const style of [...new Set(set.flatMap((e) => e.styles))].sort())
-  console.log(row(`  has ${style}`, score(set.filter((e) => e.styles.includes(style)))));
-const t0 = performance.now();
-let n = 0;
-while (performance.now() - t0 < 1000) {
-  for (const e of set) diagnoseExample(e);
-  n += set.length;
+function breakdown(examples) {
+  for (const env of ['sokoban', 'frozenlake']) row(`  ${env}`, score(examples.filter((e) => e.env === env)));
+  for (const kind of [...new Set(examples.flatMap(kindsOf))].sort())
+    row(`  kind ${kind}`, score(examples.filter((e) => kindsOf(e).includes(kind))));
 }
-console.log(`throughput: ${Math.round((n * 1000) / (performance.now() - t0))} turns/s on one core`);
-if (verbose)
-  for (const { e, d } of all.errors)
+
+function printErrors(examples) {
+  for (const { e, d } of score(examples).errors)
     console.log(
-      `\n${e.id} label=${e.contradicted ? 'contradicted' : 'fine'}: ${e.think}\n  ${JSON.stringify(d.claims.map((c) => [c.pattern, c.verdict, c.evidence ?? '']))}`,
+      `\n${e.id} [${kindsOf(e).join(',')}] label=${e.contradicted ? 'contradicted' : 'fine'}${typeof e.mismatch === 'boolean' ? ` mismatch=${e.mismatch} answer=${e.answer} decided=${JSON.stringify(e.decided)}` : ''}\n  think: ${e.think}\n  checker: decided=${JSON.stringify(d.decided)} ${d.thinkAnswer} ${JSON.stringify(d.claims.map((c) => [c.pattern, c.verdict, c.evidence ?? c.reason ?? '']))}`,
     );
+}
+
+const summary = (s) => ({
+  hallucinated: pick(s.hallucinated),
+  mismatch: pick(s.mismatch),
+});
+const pick = ({ n, tp, fp, fn, tn, precision, recall }) => ({
+  n,
+  tp,
+  fp,
+  fn,
+  tn,
+  precision: Number(precision.toFixed(3)),
+  recall: Number(recall.toFixed(3)),
+});
+
+if (recordName) {
+  if (first.rounds.some((r) => r.fixture === recordName)) {
+    console.error(`${recordName} already has a first score in first-scores.json; it is scored once`);
+    process.exit(2);
+  }
+  const examples = load(recordName);
+  const s = score(examples);
+  first.rounds.push({ fixture: recordName, scoredAt: new Date().toISOString(), tunedOn: false, first: summary(s) });
+  writeFileSync(FIRST, `${JSON.stringify(first, null, 2)}\n`);
+  console.log(`first score of ${recordName} recorded (${examples.length} texts):`);
+  row(recordName, s);
+  breakdown(examples);
+  if (verbose) printErrors(examples);
+  process.exit(0);
+}
+
+if (only) {
+  const examples = load(only);
+  row(only, score(examples));
+  breakdown(examples);
+  if (verbose) printErrors(examples);
+  process.exit(0);
+}
+
+const tuned = first.rounds.filter((r) => r.tunedOn).map((r) => r.fixture);
+const dev = [...DEV, ...tuned].map((name) => ({ name, examples: load(name) }));
+const devAll = dev.flatMap((d) => d.examples);
+console.log(`DEVELOPMENT (tuned on): ${devAll.length} think texts, ${devAll.filter((e) => e.contradicted).length} with a false claim`);
+row('all development', score(devAll));
+for (const d of dev) row(`  ${d.name}`, score(d.examples));
+breakdown(devAll);
+
+console.log(`\nHELD-OUT ROUNDS: first score (recorded before any change for the round) and now`);
+let fell = false;
+for (const r of first.rounds) {
+  const now = summary(score(load(r.fixture)));
+  const line = (flag) =>
+    `P ${r.first[flag].precision.toFixed(3)} R ${r.first[flag].recall.toFixed(3)} -> P ${now[flag].precision.toFixed(3)} R ${now[flag].recall.toFixed(3)}`;
+  console.log(`${r.fixture.padEnd(24)} ${r.tunedOn ? '(tuned on since: development now)' : '(held out)'}`);
+  console.log(`  hallucinated  first ${line('hallucinated')}`);
+  console.log(`  mismatch      first ${line('mismatch')}`);
+  for (const flag of ['hallucinated', 'mismatch'])
+    for (const m of ['precision', 'recall'])
+      if (now[flag][m] < r.first[flag][m]) {
+        fell = true;
+        console.log(`  !! ${flag} ${m} fell below its first score: ${now[flag][m].toFixed(3)} < ${r.first[flag][m].toFixed(3)}`);
+      }
+}
+if (!first.rounds.length) console.log('  (none recorded yet)');
+
+// CPU time of this process, so that other work on the machine does not count against the checker
+const cpu = () => process.cpuUsage().user / 1000;
+const t0 = performance.now();
+const c0 = cpu();
+let n = 0;
+while (cpu() - c0 < 1000) {
+  for (const e of devAll) diagnoseExample(e);
+  n += devAll.length;
+}
+const wall = performance.now() - t0;
+console.log(
+  `\nthroughput: ${Math.round((n * 1000) / (cpu() - c0))} turns per CPU-second on one core (${Math.round((n * 1000) / wall)} per wall-clock second; the machine was ${Math.round(((cpu() - c0) / wall) * 100)}% ours)`,
+);
+if (verbose) printErrors(devAll);
+if (fell) {
+  console.error('a held-out round scores below its recorded first score');
+  process.exit(1);
+}

@@ -1,6 +1,6 @@
 import type { EnvSnapshot, FrozenLakeSnapshot, SokobanSnapshot } from '../types.js';
 import { extractClaims, type Claim, type Decision, type OutcomeKind } from './extract.js';
-import { claimPattern, verifyClaim, type Verdict } from './verify.js';
+import { claimPattern, verifyClaim, type Verdict, type VerifyOptions } from './verify.js';
 import { sameCell, World } from './world.js';
 
 export interface ClaimResult {
@@ -11,7 +11,12 @@ export interface ClaimResult {
   span: [number, number];
   negated: boolean;
   verdict: Verdict;
+  /** Contradicted: what the board shows. */
   evidence?: string;
+  /** Not checkable: why (a condition, the past, an ambiguous reading, an unclear convention…). */
+  reason?: string;
+  /** Checked claims: how sure the parse is. Only 'unambiguous' parses are ever contradicted. */
+  confidence?: 'unambiguous';
 }
 
 export type Consistency = 'consistent' | 'mismatch' | 'unknown';
@@ -65,16 +70,25 @@ export type DiagnosticFlag = (typeof DIAGNOSTIC_FLAGS)[number];
 
 const lower = (xs: string[]) => xs.map((x) => x.trim().toLowerCase());
 
-function thinkAnswer(decisions: Decision[], answer: string[]): { verdict: Consistency; evidence?: string } {
-  const decided = decisions.find((d) => !d.negated)?.moves ?? [];
+/** The think's decision: the last firm one ("I pick Right", "answer: Left"), else the first. */
+export function decidedMoves(decisions: Decision[]): string[] {
+  const firm = decisions.filter((d) => !d.negated && d.firm);
+  return (firm.length ? firm[firm.length - 1] : decisions.find((d) => !d.negated))?.moves ?? [];
+}
+
+const agrees = (moves: string[], answer: string[]) => moves.slice(0, answer.length).every((m, i) => m === answer[i]);
+
+function thinkAnswer(decisions: Decision[], answer: string[], paths: string[][] = []): { verdict: Consistency; evidence?: string } {
+  const decided = decidedMoves(decisions);
   const avoided = new Set(decisions.filter((d) => d.negated).flatMap((d) => d.moves));
   if (decided.length) {
     if (!answer.length) return { verdict: 'mismatch', evidence: `think decides ${decided.join(', ')}; the answer has no action` };
-    const n = Math.min(decided.length, answer.length);
-    for (let i = 0; i < n; i++)
-      if (decided[i] !== answer[i])
-        return { verdict: 'mismatch', evidence: `think decides ${decided.join(', ')}; the answer is ${answer.join(', ')}` };
-    return { verdict: 'consistent' };
+    if (agrees(decided, answer)) return { verdict: 'consistent' };
+    // the think also states the answer's moves as a path ("Right, Right gets me there"): which one it meant is not clear
+    const firm = decisions.some((d) => d.firm && !d.negated);
+    const other = !firm && paths.some((m) => m.length && agrees(m, answer));
+    if (other) return { verdict: 'unknown' };
+    return { verdict: 'mismatch', evidence: `think decides ${decided.join(', ')}; the answer is ${answer.join(', ')}` };
   }
   if (avoided.size && answer.length) {
     if (avoided.has(answer[0]!))
@@ -88,7 +102,7 @@ type Grid = SokobanSnapshot | FrozenLakeSnapshot;
 const isGrid = (s: EnvSnapshot | null): s is Grid => !!s && (s.env === 'sokoban' || s.env === 'frozenlake');
 
 /** Whether an outcome a think text predicted ("the box lands on the target") is what the step did. */
-const OUTCOME_HAPPENED: Record<OutcomeKind, (before: World, after: World, moved: boolean) => boolean> = {
+const OUTCOME_HAPPENED: Record<Exclude<OutcomeKind, 'reach_cell'>, (before: World, after: World, moved: boolean) => boolean> = {
   blocked: (_b, _a, moved) => !moved,
   fall: (_b, after) => after.inHole(),
   reach_goal: (_b, after) => after.onGoal(),
@@ -103,9 +117,9 @@ function outcomeCheck(input: TurnInput, claims: Claim[], decided: string[]): { v
   const after = new World(input.after);
   const first = input.executed[0]!.toLowerCase();
   const moved = !sameCell(before.positions('player')[0]!, after.positions('player')[0]!) || input.effectiveCount > 0;
-  const outcomes = claims.filter((c) => c.kind === 'outcome' && (c.moves ?? decided)[0] === first);
+  const outcomes = claims.filter((c) => c.kind === 'outcome' && c.outcome !== 'reach_cell' && (c.moves ?? decided)[0] === first);
   for (const c of outcomes) {
-    if (c.kind !== 'outcome') continue;
+    if (c.kind !== 'outcome' || c.outcome === 'reach_cell') continue;
     const happened = OUTCOME_HAPPENED[c.outcome](before, after, moved);
     if (happened === c.negated) {
       const expected = `${c.negated ? 'not ' : ''}${c.outcome.replace(/_/g, ' ')}`;
@@ -120,42 +134,74 @@ function outcomeCheck(input: TurnInput, claims: Claim[], decided: string[]): { v
   return { verdict: 'match' };
 }
 
+/** A claim the checker cannot evaluate is not checkable; model text never crashes the check. */
+function safeVerify(w: World, c: Claim, opts: VerifyOptions): ReturnType<typeof verifyClaim> {
+  try {
+    return verifyClaim(w, c, opts);
+  } catch {
+    return { verdict: 'uncheckable', evidence: 'the checker could not evaluate this claim' };
+  }
+}
+
+const hasCoordinates = (c: Claim) => 'cell' in c && !!c.cell;
+
+/** Would the claim hold with the coordinates read the other way round, or from the other base? */
+function flipsUnderOtherConvention(w: World, c: Claim, opts: VerifyOptions): boolean {
+  if (!('cell' in c) || !c.cell) return false;
+  const [r, col] = c.cell;
+  const readings: [number, number][] = [
+    [col, r],
+    [r + 1, col + 1],
+    [r - 1, col - 1],
+    [col + 1, r + 1],
+    [col - 1, r - 1],
+  ];
+  return readings.some((cell) => verifyClaim(w, { ...c, cell } as Claim, opts).verdict === 'supported');
+}
+
 const wordCount = (s: string) => (s.match(/[\p{L}\p{N}]+/gu) ?? []).length;
 
 /** Every check of one turn. `template` is filled in by `markTemplates` across a step. */
 export function diagnoseTurn(input: TurnInput): TurnDiagnostics {
   const env = input.env === 'sokoban' || input.env === 'frozenlake' ? input.env : 'bandit';
   const think = input.formatOk ? input.think : '';
-  const { claims, decisions } = extractClaims(think, env, input.actionWords ?? [], input.coordinateBase ?? 0);
+  const { claims, decisions, convention, paths } = extractClaims(think, env, input.actionWords ?? [], input.coordinateBase ?? 0);
   const answer = lower(input.answerActions);
-  const decidedMoves = decisions.find((d) => !d.negated)?.moves ?? [];
+  const decided = decidedMoves(decisions);
   const world = isGrid(input.before) ? new World(input.before) : null;
+  const opts = { coordinateBase: convention.base ?? input.coordinateBase ?? 0, decidedMoves: decided.length ? decided : answer };
   const results: ClaimResult[] = world
     ? claims.map((c) => {
-        const checked = verifyClaim(world, c, {
-          coordinateBase: input.coordinateBase,
-          decidedMoves: decidedMoves.length ? decidedMoves : answer,
-        });
+        let checked = safeVerify(world, c, opts);
+        // the text speaks of axes or indexing without saying how: a verdict that another reading flips is not checkable
+        if (checked.verdict === 'contradicted' && convention.unclear && hasCoordinates(c) && flipsUnderOtherConvention(world, c, opts))
+          checked = { verdict: 'uncheckable', evidence: 'unclear coordinate convention: another reading makes it true' };
+        const base = { kind: c.kind, pattern: claimPattern(c), text: think.slice(c.span[0], c.span[1]), span: c.span, negated: c.negated };
+        if (checked.verdict === 'uncheckable')
+          return { ...base, verdict: checked.verdict, ...(checked.evidence ? { reason: checked.evidence } : {}) };
         return {
-          kind: c.kind,
-          pattern: claimPattern(c),
-          text: think.slice(c.span[0], c.span[1]),
-          span: c.span,
-          negated: c.negated,
+          ...base,
           verdict: checked.verdict,
-          ...(checked.evidence && checked.verdict !== 'supported' ? { evidence: checked.evidence } : {}),
+          confidence: 'unambiguous' as const,
+          ...(checked.evidence && checked.verdict === 'contradicted' ? { evidence: checked.evidence } : {}),
         };
       })
     : [];
-  const ta = input.formatOk ? thinkAnswer(decisions, answer) : { verdict: 'unknown' as const };
-  const oc = input.formatOk ? outcomeCheck(input, claims, decidedMoves.length ? decidedMoves : []) : { verdict: 'unknown' as const };
+  const ta = input.formatOk ? thinkAnswer(decisions, answer, paths) : { verdict: 'unknown' as const };
+  const oc = input.formatOk
+    ? outcomeCheck(
+        input,
+        claims.filter((c) => !c.unsure),
+        decided,
+      )
+    : { verdict: 'unknown' as const };
   const words = wordCount(think);
   return {
     v: 1,
     claims: results,
     contradicted: results.filter((r) => r.verdict === 'contradicted').length,
     checkable: results.filter((r) => r.verdict !== 'uncheckable').length,
-    decided: decidedMoves,
+    decided,
     thinkAnswer: ta.verdict,
     ...(ta.evidence ? { thinkAnswerEvidence: ta.evidence } : {}),
     outcome: oc.verdict,

@@ -6,6 +6,33 @@
 
 export type EnvKind = 'sokoban' | 'frozenlake' | 'bandit';
 
+/** How a think text writes coordinates: its own declaration, else the environment's (row, col) from 0. */
+export interface Convention {
+  /** `(x, y)` / `(col, row)`: the first number is the column. */
+  xy: boolean;
+  /** Declared 1-based ("1-indexed", "counting from 1"); undefined = not declared. */
+  base?: 0 | 1;
+  /** The text speaks of x/y or indexing without a declaration we can read: a verdict that depends on it is not checkable. */
+  unclear: boolean;
+}
+
+const ONE_BASED =
+  /\b(?:1|one)[- ]?(?:indexed|indexing|index|based)\b|\b(?:count(?:ing)?|index(?:ed|ing)?|number(?:ed|ing)?|start(?:ing)?|begin(?:ning)?)\s+(?:at|from|with)\s+(?:1|one)\b/i;
+const ZERO_BASED =
+  /\b(?:0|zero)[- ]?(?:indexed|indexing|index|based)\b|\b(?:count(?:ing)?|index(?:ed|ing)?|number(?:ed|ing)?|start(?:ing)?|begin(?:ning)?)\s+(?:at|from|with)\s+(?:0|zero)\b/i;
+const XY =
+  /[([]\s*x\s*,\s*y\s*[)\]]|[([]\s*col(?:umn)?\s*,\s*row\s*[)\]]|\bx\s*(?:=|is|:|as|being|means|for|)\s*(?:the\s+)?(?:col|horizontal)|\by\s*(?:=|is|:|as|being|means|for|)\s*(?:the\s+)?(?:row|vertical)|\bcolumn\s+first\b|\bcol(?:umn)?\s*,\s*row\b/i;
+const RC =
+  /[([]\s*row\s*,\s*col(?:umn)?\s*[)\]]|[([]\s*r\s*,\s*c\s*[)\]]|\bx\s*(?:=|is|:|as|being|means|for|)\s*(?:the\s+)?row|\brow\s+first\b/i;
+const AXIS_TALK = /\b[xy]\s*[=,:]|\bindex(?:ed|ing)?\b|\b[xy][- ]?(?:axis|coordinate)/i;
+
+export function conventionOf(think: string): Convention {
+  const xy = XY.test(think) && !RC.test(think);
+  const base = ONE_BASED.test(think) ? 1 : ZERO_BASED.test(think) ? 0 : undefined;
+  const declared = xy || RC.test(think) || base !== undefined;
+  return { xy, ...(base !== undefined ? { base } : {}), unclear: !declared && AXIS_TALK.test(think) };
+}
+
 export interface Sentence {
   /** Offsets of the sentence in the original think text. */
   span: [number, number];
@@ -43,14 +70,20 @@ type Rule = [RegExp, string];
 
 const COMMON_RULES: Rule[] = [
   [/[’‘]/g, "'"],
+  [/\b(up|down|left|right)\s*(?:-|→|->|=>|\/)\s*(?=(?:up|down|left|right)\b)/g, '$1, '],
+  [/\b(up|down|left|right)\s*(?:-|→|->|=>|\/)\s*(?=(?:up|down|left|right)\b)/g, '$1, '],
   [/\bcan ?not\b|\bcan't\b/g, 'can not'],
   [/\bwon't\b/g, 'will not'],
   [/n't\b/g, ' not'],
   [/\btwice\b/g, '2 times'],
+  [/\b(up|down|left|right) once\b/g, '$1 1 times'],
+  [/\b(up|down|left|right)\s*[x×]\s*(\d+)\b/g, '$1 $2 times'],
   [/\bthrice\b/g, '3 times'],
   // ordinals count from 1 whatever base the coordinates use: "the first column" is column 0
   [/\bin (?:the )?(\d+)(?:st|nd|rd|th) row\b/g, ' <o$1_x> '],
   [/\bin (?:the )?(\d+)(?:st|nd|rd|th) (?:col|column)\b/g, ' <x_o$1> '],
+  // "the second box": box 2, not a count
+  [/\b(?:the )?(\d+)(?:st|nd|rd|th) (box|crate|target|goal|hole)\b/g, ' $2 $1 '],
   [/\b(\d+)(?:st|nd|rd|th)\b/g, '$1'],
   [/\bright (move|action|choice|direction|way|path|call)\b/g, 'best $1'],
   // coordinates
@@ -59,7 +92,9 @@ const COMMON_RULES: Rule[] = [
   [/\bcol(?:umn)?\s*(\d+)\s*,?\s*(?:and\s+|in\s+)?row\s*(\d+)/g, ' <$2_$1> '],
   [/[([]\s*(\d+)\s*,\s*(\d+)\s*[)\]]/g, ' <$1_$2> '],
   [/\br(\d+)\s*c(\d+)\b/g, ' <$1_$2> '],
-  // one axis only: "in row 3", "in the second column"
+  // one axis only: "in row 3", "in the second column", "row 2 has…"
+  [/\brow (\d+)\b(?!\s*,?\s*(?:and\s+)?col)/g, ' <$1_x> '],
+  [/\b(?:col|column) (\d+)\b(?!\s*,?\s*(?:and\s+)?row)/g, ' <x_$1> '],
   [/\bin (?:the )?row (\d+)\b/g, ' <$1_x> '],
   [/\bin (?:the )?(?:col|column) (\d+)\b/g, ' <x_$1> '],
   [/\bin (?:the )?(\d+) row\b/g, ' <$1_x> '],
@@ -68,7 +103,7 @@ const COMMON_RULES: Rule[] = [
   [/\b(?:right next to|next to|adjacent to|beside|right beside|neighbou?ring|near|close to|nearby|around)\b/g, ' ~adj '],
   [/\b(?:on|to) its (left|right)\b/g, ' $1 of its '],
   [
-    /\b(?:right|immediately|directly|straight)\s+(?=(?:to the\s+|on the\s+|to my\s+|on my\s+)?(?:north|south|east|west|up|down|left|right|above|below|beneath|under)\b)/g,
+    /\b(?:right|immediately|directly|straight|(?<!(?:row|column|col|line) )just)\s+(?=(?:to the\s+|on the\s+|to my\s+|on my\s+)?(?:north|south|east|west|up|down|left|right|above|below|beneath|under)\b)/g,
     ' ~direct ',
   ],
   [/\b(?:on|to) (?:my|the player's|the agent's) (left|right)\b/g, ' $1 of me '],
@@ -90,9 +125,13 @@ const COMMON_RULES: Rule[] = [
   [/\b(?:south(?:wards?)?|downwards?|below|beneath|underneath|under|lower|bottom)\b/g, ' down '],
   [/\b(?:west(?:wards?)?|leftwards?)\b/g, ' left '],
   [/\b(?:east(?:wards?)?|rightwards?)\b/g, ' right '],
+  [/\bshare (?:a|the same|one|any|their|our) (row|column|col)\b/g, ' ~same$1 '],
+  [/\b(?:on|in) (?:a|one) (row|column|col)\b(?= with)/g, ' ~same$1 '],
   [/\bsame (row|column|col) as\b/g, ' ~same$1 '],
   [/\bin the same (row|column|col)\b/g, ' ~same$1 '],
   [/\bthe same (row|column|col)\b/g, ' ~same$1 '],
+  // "the cell to my right is a hole": one cell, named by where it is
+  [/\b(?:the|that|this) (?:cell|square|tile|spot|space)\b/g, ' ~cell '],
   // the player
   [/\b(?:i am|i'm|im)\b/g, ' @player is '],
   [/(?<!@)\b(?:my (?:current )?(?:position|location|cell|square|tile)|the player|player|the agent|agent|myself|me)\b/g, ' @player '],
@@ -127,6 +166,13 @@ const LAKE_RULES: Rule[] = [
   [/\b(?:the |a )?(?:box|crate)\b/g, ' @box '],
 ];
 
+/** Board symbols as names, when a coordinate follows: `P=(2,1) | X=(2,2)`, `G at r3c3`. Upper case only. */
+const SYMBOLS: Record<'sokoban' | 'frozenlake', Record<string, string>> = {
+  sokoban: { P: 'player', S: 'player', X: 'box', '√': 'box', O: 'target' },
+  frozenlake: { P: 'player', G: 'goal', H: 'hole', O: 'hole' },
+};
+const SYMBOL = /(?<![\w@(,])([PSXOGH√])(?:\s*(?:=|:|@|->|is at|at|sits at|on)\s*|\s*)(?=[([]\s*\d|r\s*\d|row\s*\d)/g;
+
 const NUMBER_WORD = new RegExp(`\\b(${Object.keys(NUMBER_WORDS).join('|')})\\b`, 'g');
 
 /** Entity rules must not match inside a token they already produced ("@box"). */
@@ -141,7 +187,7 @@ function applyRules(text: string, rules: Rule[]): string {
 }
 
 /** Sentence boundaries: . ! ? ; and new lines (not a dot inside a number), plus "but"/"whereas"/"while". */
-const BOUNDARY = /(?<!\d)\.(?!\d)|[!?;\n]|\b(?:but|whereas|while|although|however)\b/gi;
+const BOUNDARY = /\.(?!\d)|[!?;\n|]|\b(?:but|whereas|while|although|however)\b/gi;
 
 export function splitSentences(think: string): [number, number][] {
   const spans: [number, number][] = [];
@@ -161,27 +207,63 @@ function trimSpan(text: string, start: number, end: number): [number, number] {
   return [start, end];
 }
 
-export function normalizeSentence(text: string, env: EnvKind): string[] {
-  let s = applyRules(
-    text.toLowerCase().replace(NUMBER_WORD, (w) => String(NUMBER_WORDS[w])),
-    COMMON_RULES,
+const LAKE_PLACES: Rule[] = [
+  [/\b(?:the )?(?:top|upper|first|uppermost|topmost) (?:row|edge|border)\b/g, ' <0_x> '],
+  [/\b(?:the )?(?:bottom|lower|last|lowest|bottommost) (?:row|edge|border)\b/g, ' <last_x> '],
+  [/\b(?:the )?(?:left|leftmost|first) (?:column|col|edge|border)\b/g, ' <x_0> '],
+  [/\b(?:the )?(?:right|rightmost|last) (?:column|col|edge|border)\b/g, ' <x_last> '],
+];
+
+const NO_CONVENTION: Convention = { xy: false, unclear: false };
+
+/** The rules applied to a text (one sentence or several joined by SEP), before tokenising. */
+function rewrite(text: string, env: EnvKind, conv: Convention): string {
+  let raw = text;
+  if (env === 'frozenlake') raw = raw.replace(/(?<![\w@(])G(?![\w(])/g, 'the goal');
+  if (env !== 'bandit') {
+    const names = SYMBOLS[env];
+    raw = raw.replace(SYMBOL, (m, sym: string) => (names[sym] ? ` ${names[sym]} at ` : m));
+    // numbered keys: "B1: r2c4", "T2=(5,5)", "H3 (1,1)"
+    raw = raw.replace(/(?<![\w@])([BTHX])(\d)(?=\s*[:=@(]|\s+(?:at\s+)?[([r])/g, (_m, k: string, n: string) =>
+      k === 'B' || k === 'X' ? ` box ${n} ` : k === 'T' ? (env === 'sokoban' ? ' target ' : ' ') : env === 'frozenlake' ? ' hole ' : ' ',
+    );
+  }
+  // "(x, y) = (3, 1)": a tuple in the text's own order
+  if (conv.xy) raw = raw.replace(/[([]\s*(\d+)\s*,\s*(\d+)\s*[)\]]/g, ' (row $2, col $1) ');
+  raw = raw.replace(/\bx\s*=\s*(\d+)\s*,?\s*(?:and\s+)?y\s*=\s*(\d+)/gi, ' (row $2, col $1) ');
+  // "R,R,U,U", "D, D, R": moves as letters (only in runs of two or more, so "U" alone stays a letter)
+  raw = raw.replace(/\b[UDLR](?:\s*[,\s]\s*[UDLR]\b)+/g, (run) =>
+    run.replace(/[UDLR]/g, (l) => ({ U: ' up ', D: ' down ', L: ' left ', R: ' right ' })[l]!),
   );
+  let lowered = raw.toLowerCase().replace(NUMBER_WORD, (w) => String(NUMBER_WORDS[w]));
+  if (env === 'frozenlake') lowered = applyRules(lowered, LAKE_PLACES);
+  let s = applyRules(lowered, COMMON_RULES);
   if (env === 'sokoban') s = applyRules(s, SOKOBAN);
   else if (env === 'frozenlake')
     s = applyRules(s, LAKE)
       .replace(/<(\w+)_left>/g, '<$1_0>')
       .replace(/<(\w+)_right>/g, '<$1_last>');
   else s = s.replace(/~corner_\w+/g, ' ~place ');
-  return s
-    .replace(/([,:])/g, ' $1 ')
-    .replace(/[^\w@#+~<>,:'\s-]/g, ' ')
-    .split(/\s+/)
-    .filter(Boolean);
+  return s;
 }
 
-export function sentences(think: string, env: EnvKind): Sentence[] {
-  return splitSentences(think).map((span) => {
-    const text = think.slice(span[0], span[1]);
-    return { span, text, tokens: normalizeSentence(text, env) };
-  });
+const tokenize = (s: string) =>
+  s
+    .replace(/([,:=])/g, ' $1 ')
+    .replace(/[^\w@#+~<>,:='\s-]/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
+
+export function normalizeSentence(text: string, env: EnvKind, conv: Convention = NO_CONVENTION): string[] {
+  return tokenize(rewrite(text, env, conv));
+}
+
+/** Between sentences while the rules run on the whole text at once: no rule matches across it. */
+const SEP = '\u0001';
+
+export function sentences(think: string, env: EnvKind, conv: Convention = NO_CONVENTION): Sentence[] {
+  const spans = splitSentences(think.replaceAll(SEP, ' '));
+  // one pass of the rules over the whole text (a pass per sentence costs a regex scan per rule per sentence)
+  const parts = rewrite(spans.map(([a, b]) => think.slice(a, b).replaceAll(SEP, ' ')).join(` ${SEP} `), env, conv).split(SEP);
+  return spans.map((span, k) => ({ span, text: think.slice(span[0], span[1]), tokens: tokenize(parts[k] ?? '') }));
 }

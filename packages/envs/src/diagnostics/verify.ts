@@ -1,4 +1,4 @@
-import type { Claim, EntityRef, OnTargetClaim, OutcomeClaim, PositionClaim, RelationClaim } from './extract.js';
+import type { Claim, CountClaim, DistanceClaim, EntityRef, OnTargetClaim, OutcomeClaim, PositionClaim, RelationClaim } from './extract.js';
 import { DELTA, describeOffset, entityName, fmtCell, sameCell, World, type Cell } from './world.js';
 
 export type Verdict = 'supported' | 'contradicted' | 'uncheckable';
@@ -33,15 +33,37 @@ function candidates(w: World, e: EntityRef): Cell[] | Checked {
   const all = w.positions(e.type);
   if (e.index && e.type === 'box' && e.index > all.length)
     return { verdict: 'contradicted', evidence: `there ${all.length === 1 ? 'is only 1 box' : `are only ${all.length} boxes`}` };
+  if (e.which && all.length > 1 && e.type !== 'wall') {
+    // "the lower box": the one farthest down, when one is
+    const [axis, sign] = { up: [0, -1], down: [0, 1], left: [1, -1], right: [1, 1] }[e.which] as [0 | 1, number];
+    const best = Math.max(...all.map((x) => x[axis] * sign));
+    const chosen = all.filter((x) => x[axis] * sign === best);
+    if (chosen.length !== 1) return uncheckable(`no single ${e.which}most ${entityName(e.type)}`);
+    return chosen;
+  }
   return all;
 }
 
 function checkPosition(w: World, c: PositionClaim, base: number): Checked {
+  const checked = checkCell(w, c, base);
+  // "the third column" read as index 3 would hold: which one is meant decides
+  if (checked.verdict === 'contradicted' && c.ordinal) {
+    const shifted: [number, number] = [c.cell[0] + 1, c.cell[1] + 1];
+    if (checkCell(w, { ...c, cell: shifted }, base).verdict === 'supported')
+      return uncheckable('ambiguous ordinal: true if counted from 0');
+  }
+  return checked;
+}
+
+function checkCell(w: World, c: PositionClaim, base: number): Checked {
   const axis = (v: number, size: number) => (v === Infinity ? size - 1 : v - base);
   const cell: Cell = [axis(c.cell[0], w.rows), axis(c.cell[1], w.cols)];
   const cells = candidates(w, c.entity);
   if (!Array.isArray(cells)) return cells;
   const at = (x: Cell) => (Number.isNaN(cell[0]) || x[0] === cell[0]) && (Number.isNaN(cell[1]) || x[1] === cell[1]);
+  // "a wall in column 3": rows of walls are not looked up
+  if (c.entity.type === 'wall' && (Number.isNaN(cell[0]) || Number.isNaN(cell[1])))
+    return uncheckable('a wall along a whole row or column is not checked');
   const holds = c.entity.type === 'wall' ? w.isWall(cell) : cells.some(at);
   const name = label(c.entity);
   if (c.negated) return judged(holds, true, `there is a ${name} at ${fmtCell(cell)}`);
@@ -92,18 +114,40 @@ function satisfies(c: RelationClaim, [dr, dc]: Cell, impliedAdjacent: boolean): 
     if (vertical) rowStated = true;
     else colStated = true;
   }
-  if (exact || c.direct) {
+  const axisOnly = c.parts.every((p) => p.axisOnly) && !c.direct && !c.adjacent;
+  if ((exact || c.direct) && !axisOnly) {
     if (!rowStated && dr !== 0) return false;
     if (!colStated && dc !== 0) return false;
   }
   return true;
 }
 
-function checkRelation(w: World, c: RelationClaim): Checked {
+/** "the box is left of the box": an object related to itself (a pronoun gone wrong) says nothing checkable. */
+const selfRelation = (c: { subject: EntityRef; ref: EntityRef }) =>
+  c.subject.type === c.ref.type &&
+  !c.subject.plural &&
+  !c.ref.plural &&
+  (c.subject.index ?? 0) === (c.ref.index ?? 0) &&
+  c.subject.which === c.ref.which;
+
+/** The cells of both sides of a relation, or why it cannot be checked. */
+function pairOf(w: World, c: { subject: EntityRef; ref: EntityRef }): { subjects: Cell[]; refs: Cell[] } | Checked {
+  if (selfRelation(c)) return uncheckable(`a ${entityName(c.subject.type)} related to itself`);
   const subjects = candidates(w, c.subject);
   if (!Array.isArray(subjects)) return subjects;
   const refs = candidates(w, c.ref);
   if (!Array.isArray(refs)) return refs;
+  return { subjects, refs };
+}
+
+function checkRelation(w: World, c: RelationClaim): Checked {
+  if (c.after) {
+    const path = w.simulate(c.after.map(capital));
+    return checkRelation(path[path.length - 1] ?? w, { ...c, after: undefined });
+  }
+  const both = pairOf(w, c);
+  if ('verdict' in both) return both;
+  const { subjects, refs } = both;
   if (c.ref.type === 'wall') return uncheckable('relations to walls are not checked');
   // "a hole to the right", "a wall above me": the next cell that way
   const impliedAdjacent =
@@ -111,9 +155,12 @@ function checkRelation(w: World, c: RelationClaim): Checked {
   const pairs: [Cell, Cell][] = [];
   for (const s of subjects) for (const r of refs) if (!sameCell(s, r)) pairs.push([s, r]);
   // "walls to the left, right and above": each direction on its own
+  // (a diagonal, "lower-left", is one place, not a list)
+  const diagonal =
+    c.parts.length === 2 && new Set(c.parts.map((p) => p.dir === 'up' || p.dir === 'down')).size === 2 && c.subject.type !== 'wall';
   const eachOnItsOwn =
+    !diagonal &&
     (c.subject.type === 'wall' || c.subject.type === 'hole') &&
-    c.ref.type === 'player' &&
     c.parts.length > 1 &&
     !c.located &&
     c.parts.every((p) => p.dist === undefined);
@@ -123,6 +170,9 @@ function checkRelation(w: World, c: RelationClaim): Checked {
   const sub = label(c.subject);
   const ref = c.ref.type === 'player' ? 'the player' : `the ${label(c.ref)}`;
   if (holds === !c.negated) return { verdict: 'supported' };
+  // "a hole to the right" read as the next cell: when a farther one makes it true, the reading decides
+  if (impliedAdjacent && holdsFor(c, false) === !c.negated && c.subject.type !== 'wall')
+    return uncheckable(`ambiguous: true of a ${sub} farther ${c.parts[0]!.dir}, false of the next cell`);
   if (!subjects.length) return { verdict: 'contradicted', evidence: `there is no ${sub}` };
   if (c.subject.type === 'wall' || (c.subject.type === 'hole' && (impliedAdjacent || eachOnItsOwn))) {
     const r = refs[0]!;
@@ -180,22 +230,69 @@ export function predictedOutcome(w: World, outcome: OutcomeClaim['outcome'], mov
       const holds = path.some((x) => JSON.stringify(x.positions('box')) !== boxes);
       return { holds, evidence: holds ? `${what} pushes a box` : `${what} does not move any box` };
     }
+    case 'reach_cell':
+      throw new Error('reach_cell needs a cell: see reachCell');
   }
 }
 
 /** "Pushing the box down": the state with the player standing behind the (named) box, unless it already is. */
-function behindBox(w: World, c: OutcomeClaim, move: string, base: number): World | null {
+function behindBox(w: World, c: OutcomeClaim, move: string, base: number): World[] {
   const d = DELTA[move.toLowerCase() as keyof typeof DELTA];
-  if (!d || w.snap.env !== 'sokoban') return w;
+  if (!d || w.snap.env !== 'sokoban') return [w];
   const player = w.positions('player')[0]!;
   const boxes = w.positions('box').filter((b) => !c.boxCell || sameCell(b, [c.boxCell[0] - base, c.boxCell[1] - base]));
-  if (boxes.some((b) => sameCell(b, [player[0] + d[0], player[1] + d[1]]))) return w;
-  const box = boxes.find((b) => {
-    const behind: Cell = [b[0] - d[0], b[1] - d[1]];
-    return !w.isWall(behind) && !w.positions('box').some((x) => sameCell(x, behind));
-  });
-  if (!box) return null;
-  return new World({ ...w.snap, player: [box[0] - d[0], box[1] - d[1]] });
+  if (boxes.some((b) => sameCell(b, [player[0] + d[0], player[1] + d[1]]))) return [w];
+  return boxes
+    .filter((b) => {
+      const behind: Cell = [b[0] - d[0], b[1] - d[1]];
+      return !w.isWall(behind) && !w.positions('box').some((x) => sameCell(x, behind));
+    })
+    .map((box) => new World({ ...w.snap, player: [box[0] - d[0], box[1] - d[1]] }));
+}
+
+function checkCount(w: World, c: CountClaim, base: number): Checked {
+  const cells = candidates(w, c.entity);
+  if (!Array.isArray(cells)) return cells;
+  const player = w.positions('player')[0]!;
+  const axis = (v: number, size: number) => (v === Infinity ? size - 1 : v - base);
+  const region = c.cell ? ([axis(c.cell[0], w.rows), axis(c.cell[1], w.cols)] as Cell) : null;
+  const inside = (x: Cell) =>
+    c.adjacent
+      ? Math.abs(x[0] - player[0]) + Math.abs(x[1] - player[1]) === 1
+      : !region || ((Number.isNaN(region[0]) || x[0] === region[0]) && (Number.isNaN(region[1]) || x[1] === region[1]));
+  const n = cells.filter(inside).length;
+  const where = c.adjacent ? ' next to the player' : region ? ` in ${fmtCell(region)}` : '';
+  return judged(n === c.count, c.negated, `${n} ${entityName(c.entity.type)}${n === 1 ? '' : 's'}${where}, not ${c.count}`);
+}
+
+function checkDistance(w: World, c: DistanceClaim): Checked {
+  const both = pairOf(w, c);
+  if ('verdict' in both) return both;
+  const { subjects, refs } = both;
+  if (c.ref.type === 'wall' || c.subject.type === 'wall') return uncheckable('distances to walls are not checked');
+  if (!subjects.length || !refs.length) return uncheckable(`no ${entityName(subjects.length ? c.ref.type : c.subject.type)}`);
+  const dists = subjects.flatMap((s) => refs.map((r) => Math.abs(s[0] - r[0]) + Math.abs(s[1] - r[1])));
+  return judged(
+    dists.includes(c.dist),
+    c.negated,
+    `${label(c.subject)} is ${Math.min(...dists)} steps from the ${label(c.ref)}, not ${c.dist}`,
+  );
+}
+
+/** "Right, Right gets me to (1, 3)", "pushing left puts the box at (3, 2)": where things end up. */
+function reachCell(w: World, c: OutcomeClaim, moves: string[], base: number): { holds: boolean; evidence: string } {
+  const axis = (v: number, size: number) => (v === Infinity ? size - 1 : v - base);
+  const cell: Cell = [axis(c.cell![0], w.rows), axis(c.cell![1], w.cols)];
+  const at = (x: Cell) => (Number.isNaN(cell[0]) || x[0] === cell[0]) && (Number.isNaN(cell[1]) || x[1] === cell[1]);
+  const path = w.simulate(moves.map(capital));
+  const last = path[path.length - 1] ?? w;
+  const what = `${moves.join(', ')} from ${fmtCell(w.positions('player')[0]!)}`;
+  const boxes = last.positions('box');
+  const p = last.positions('player')[0]!;
+  if (c.who === 'box') return { holds: boxes.some(at), evidence: `after ${what} the boxes are at ${listCells(boxes)}` };
+  if (c.who === 'either')
+    return { holds: at(p) || boxes.some(at), evidence: `${what} ends at ${fmtCell(p)}, boxes at ${listCells(boxes)}` };
+  return { holds: at(p), evidence: `${what} ends at ${fmtCell(p)}` };
 }
 
 function checkOutcome(w: World, c: OutcomeClaim, opts: VerifyOptions): Checked {
@@ -203,16 +300,25 @@ function checkOutcome(w: World, c: OutcomeClaim, opts: VerifyOptions): Checked {
   if (!moves.length) return uncheckable('no move to predict from');
   if ((c.outcome === 'fall' || c.outcome === 'reach_goal') && w.snap.env !== 'frozenlake') return uncheckable('no holes or goal here');
   if ((c.outcome === 'box_on_target' || c.outcome === 'push_box') && w.snap.env !== 'sokoban') return uncheckable('no boxes here');
-  const from = c.pushesBox ? behindBox(w, c, moves[0]!, opts.coordinateBase ?? 0) : w;
-  if (!from) return uncheckable('no box can be pushed that way');
-  const p = predictedOutcome(from, c.outcome, moves);
-  return judged(p.holds, c.negated, p.evidence);
+  const starts = c.pushesBox ? behindBox(w, c, moves[0]!, opts.coordinateBase ?? 0) : [w];
+  if (!starts.length) return uncheckable('no box can be pushed that way');
+  const results = starts.map((from) =>
+    c.outcome === 'reach_cell' ? reachCell(from, c, moves, opts.coordinateBase ?? 0) : predictedOutcome(from, c.outcome, moves),
+  );
+  // "pushing the box down" with two boxes that could be meant: only a verdict they share counts
+  if (results.some((r) => r.holds !== results[0]!.holds)) return uncheckable('ambiguous: depends on which box is pushed');
+  return judged(results[0]!.holds, c.negated, results[0]!.evidence);
 }
 
 /** The verdict of one claim against the state the turn started from. */
 export function verifyClaim(w: World, c: Claim, opts: VerifyOptions = {}): Checked {
   const base = opts.coordinateBase ?? 0;
+  if (c.unsure) return uncheckable(c.unsure);
   switch (c.kind) {
+    case 'count':
+      return checkCount(w, c, base);
+    case 'distance':
+      return checkDistance(w, c);
     case 'position':
       return checkPosition(w, c, base);
     case 'on_target':
@@ -238,5 +344,9 @@ export function claimPattern(c: Claim): string {
     }
     case 'outcome':
       return `${no}outcome: ${c.outcome.replace(/_/g, ' ')}`;
+    case 'count':
+      return `${no}${entityName(c.entity.type)} count`;
+    case 'distance':
+      return `${no}${entityName(c.subject.type)} distance to ${entityName(c.ref.type)}`;
   }
 }

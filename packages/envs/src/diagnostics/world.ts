@@ -59,6 +59,7 @@ export class World {
   }
 
   isWall([r, c]: Cell): boolean {
+    if (!Number.isInteger(r) || !Number.isInteger(c)) return false;
     if (r < 0 || c < 0 || r >= this.rows || c >= this.cols) return true;
     return this.snap.env === 'sokoban' && this.snap.fixed[r]![c] === '#';
   }
