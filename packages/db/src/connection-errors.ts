@@ -1,5 +1,5 @@
 const DOWN =
-  /ECONNREFUSED|ECONNRESET|Can't reach database|DatabaseNotReachable|Connection terminated|connection timeout|terminating connection|the database system is (starting up|shutting down)/i;
+  /ECONNREFUSED|ECONNRESET|Can't reach database|DatabaseNotReachable|Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|canceling statement due to statement timeout|terminating connection|the database system is (starting up|shutting down)/i;
 
 /** A connection-level failure (the database is away), as opposed to a query error. */
 export function isConnectionError(e: unknown, depth = 0): boolean {
