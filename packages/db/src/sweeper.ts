@@ -21,8 +21,10 @@ export function startSweeper(db: Db, o: SweeperOptions): { stop(): void; sweepNo
   let running: Promise<SweepResult | null> | null = null;
   const sweep = async (): Promise<SweepResult | null> => {
     try {
+      const t0 = Date.now();
       await db.$queryRawUnsafe('SELECT 1');
-      connectedSince ??= Date.now();
+      // a probe that waited (a frozen server, a reconnect) counts as just connected
+      if (connectedSince === null || Date.now() - t0 > Math.min(1000, o.staleMs / 4)) connectedSince = Date.now();
       if (Date.now() - connectedSince < o.staleMs) return null;
       const r = await sweepStaleRuns(db, o.staleMs);
       if (r.requeued.length || r.cancelled.length) o.onSwept?.(r);

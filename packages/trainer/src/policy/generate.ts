@@ -185,7 +185,10 @@ export async function generateCached(
       if (opts.signal?.aborted) {
         tf.dispose([ids, mask]);
         disposeCache(past);
-        for (const p of parts) (disposeCache(p.cache), p.logits.dispose());
+        for (const p of parts) {
+          disposeCache(p.cache);
+          p.logits.dispose();
+        }
         throwIfStopped(opts.signal);
       }
       const rows = Math.min(rowsPerChunk, batch - r);
