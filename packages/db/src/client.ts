@@ -13,6 +13,8 @@ export interface DbOptions {
    * (statement_timeout). Default DB_QUERY_TIMEOUT_MS or 30 s; the API passes a few seconds.
    */
   queryTimeoutMs?: number;
+  /** The server ends a session idle inside a transaction this long (default DB_IDLE_TX_TIMEOUT_MS or 10 s). */
+  idleInTransactionMs?: number;
 }
 
 const envMs = (name: string, fallback: number) => {
@@ -30,6 +32,9 @@ export function createDb(databaseUrl: string, opts: DbOptions = {}): Db {
       connectionTimeoutMillis: opts.connectTimeoutMs ?? envMs('DB_CONNECT_TIMEOUT_MS', 3000),
       query_timeout: queryTimeout,
       statement_timeout: queryTimeout,
+      // a client frozen inside a transaction (SIGSTOP) must not hold its locks, the run row's among
+      // them, forever: the server ends such a session, so a sweep can requeue the run
+      idle_in_transaction_session_timeout: opts.idleInTransactionMs ?? envMs('DB_IDLE_TX_TIMEOUT_MS', 10_000),
       // a connection that breaks while idle (server restarted) is noticed and dropped
       keepAlive: true,
     }),
