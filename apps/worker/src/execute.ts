@@ -28,7 +28,11 @@ export async function executeRun(
   signal.addEventListener('abort', onOuter, { once: true });
   let lost = false;
   let done = false;
+  let inFlight = false;
   const poll = setInterval(() => {
+    // one at a time: while the trainer computes, the event loop turns slowly, and stacked polls would exhaust the pool
+    if (inFlight) return;
+    inFlight = true;
     heartbeatRun(db, run.id, lease)
       .then((r) => {
         if (done) return;
@@ -40,7 +44,8 @@ export async function executeRun(
           stop.abort(USER_CANCEL);
         }
       })
-      .catch(() => {}); // a database blip: try again next tick
+      .catch(() => {}) // a database blip: try again next tick
+      .finally(() => (inFlight = false));
   }, opts.cancelPollMs ?? 2000);
   try {
     if (run.kind === 'pretrain') return await executePretrain(db, run, log);

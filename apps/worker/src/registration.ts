@@ -25,8 +25,14 @@ export async function registerWorker(db: Db, info: { backend: string; device: st
 
 /** Refresh the worker's heartbeat every `intervalMs` until stopped (its run's heartbeat is refreshed under its lease by executeRun). */
 export function startHeartbeat(db: Db, workerId: string, intervalMs: number, onError: (e: Error) => void): () => void {
+  let inFlight = false;
   const timer = setInterval(() => {
-    db.worker.update({ where: { id: workerId }, data: { lastHeartbeat: new Date() } }).catch(onError);
+    if (inFlight) return; // never stack heartbeats on a slow database
+    inFlight = true;
+    db.worker
+      .update({ where: { id: workerId }, data: { lastHeartbeat: new Date() } })
+      .catch(onError)
+      .finally(() => (inFlight = false));
   }, intervalMs);
   timer.unref();
   return () => clearInterval(timer);

@@ -6,7 +6,10 @@ export type Db = PrismaClient;
 export interface DbOptions {
   /** Pool size (default 10). */
   max?: number;
-  /** Give up opening a connection after this long (default DB_CONNECT_TIMEOUT_MS or 3 s). */
+  /**
+   * Give up opening a connection after this long (default DB_CONNECT_TIMEOUT_MS or 10 s: a worker's
+   * event loop only turns between tensor ops, so a handshake there can take seconds; the API passes 2 s).
+   */
   connectTimeoutMs?: number;
   /**
    * Fail a query after this long, on the client (a frozen server never answers) and on the server
@@ -29,7 +32,7 @@ export function createDb(databaseUrl: string, opts: DbOptions = {}): Db {
     adapter: new PrismaPg({
       connectionString: databaseUrl,
       max: opts.max ?? 10,
-      connectionTimeoutMillis: opts.connectTimeoutMs ?? envMs('DB_CONNECT_TIMEOUT_MS', 3000),
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? envMs('DB_CONNECT_TIMEOUT_MS', 10_000),
       query_timeout: queryTimeout,
       statement_timeout: queryTimeout,
       // a client frozen inside a transaction (SIGSTOP) must not hold its locks, the run row's among
