@@ -7,7 +7,7 @@ import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, readFil
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ROOT } from './helpers.js';
 
 /**
@@ -19,6 +19,8 @@ import { ROOT } from './helpers.js';
 
 // long enough that a worker loading a model on a busy machine is not taken for dead
 const STALE_MS = 10_000;
+// a case trains one or two small runs and waits out a stale timeout or a 30 s outage: minutes on a busy machine
+vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 });
 const WORKER_ENV = {
   STARPO_BACKEND: 'wasm',
   WORKER_POLL_MS: '200',
