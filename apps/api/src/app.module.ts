@@ -15,6 +15,7 @@ import { IngestService } from './ingest.service.js';
 import { MetricsService } from './metrics.service.js';
 import { RunsController } from './runs.controller.js';
 import { RunsService } from './runs.service.js';
+import { SweeperService } from './sweeper.service.js';
 import { DB, QUEUE, SETTINGS, type ApiSettings } from './tokens.js';
 import { TrajectoriesService } from './trajectories.service.js';
 
@@ -52,7 +53,15 @@ export class AppModule {
       ],
       providers: [
         { provide: SETTINGS, useValue: settings },
-        { provide: DB, useFactory: () => createDb(settings.databaseUrl) },
+        // a frozen or unreachable database gives 503 within a few seconds, never a hanging request
+        {
+          provide: DB,
+          useFactory: () =>
+            createDb(settings.databaseUrl, {
+              queryTimeoutMs: Number(process.env.DB_QUERY_TIMEOUT_MS ?? 4000),
+              connectTimeoutMs: Number(process.env.DB_CONNECT_TIMEOUT_MS ?? 2000),
+            }),
+        },
         { provide: QUEUE, useFactory: () => new RunQueue(settings.databaseUrl).start() },
         DbLifecycle,
         AuthService,
@@ -63,6 +72,7 @@ export class AppModule {
         IngestService,
         PgListener,
         EventsGateway,
+        SweeperService,
       ],
     };
   }

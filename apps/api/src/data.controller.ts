@@ -58,8 +58,11 @@ export class DataController {
       orderBy: { startedAt: 'desc' },
       include: { runs: { where: { status: 'running' }, select: { id: true, teamId: true, name: true } } },
     });
+    const staleMs = Number(process.env.WORKER_STALE_MS ?? 60_000);
     return rows.map((w) => {
-      const run = w.runs.find((r) => r.id === w.currentRunId);
+      // no heartbeat for the stale timeout: the process is gone (or frozen); it no longer counts as busy
+      const lost = w.status !== 'offline' && Date.now() - w.lastHeartbeat.getTime() > staleMs;
+      const run = lost ? undefined : w.runs.find((r) => r.id === w.currentRunId);
       return {
         id: w.id,
         name: w.name,
@@ -68,9 +71,8 @@ export class DataController {
         device: w.device,
         hasGpu: w.hasGpu,
         memoryBytes: Number(w.memoryBytes),
-        status: w.status,
-        currentRun:
-          run && run.teamId === a.teamId ? { id: run.id, name: run.name } : w.currentRunId ? { id: null, name: 'another team' } : null,
+        status: lost ? 'lost' : w.status,
+        currentRun: !run ? null : run.teamId === a.teamId ? { id: run.id, name: run.name } : { id: null, name: 'another team' },
         lastHeartbeat: w.lastHeartbeat.toISOString(),
         startedAt: w.startedAt.toISOString(),
       };

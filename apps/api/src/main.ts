@@ -17,3 +17,13 @@ const app = await createApp({
 });
 await app.listen(port, host);
 console.log(`api listening on http://${host}:${port}`);
+// enableShutdownHooks drains on SIGTERM/SIGINT (no new connections, sockets closed, pools ended); this bounds it.
+const shutdownMs = Number(process.env.API_SHUTDOWN_MS ?? 10_000);
+for (const signal of ['SIGTERM', 'SIGINT'] as const)
+  process.once(signal, () => {
+    console.log(`api: ${signal}, draining (at most ${shutdownMs} ms)`);
+    setTimeout(() => {
+      console.error(`api: drain took longer than ${shutdownMs} ms; exiting`);
+      process.exit(1);
+    }, shutdownMs).unref();
+  });

@@ -218,12 +218,17 @@ export class RunsService {
     return this.get(actor, id);
   }
 
-  /** The run's owner or a team owner; a running run must be cancelled first. Cascades to all its data. */
+  /**
+   * The run's owner or a team owner; a running run must be cancelled first (a cancel that its worker
+   * never honours, a dead or frozen one, still lets the run be deleted). Cascades to all its data;
+   * a worker still training it finds its lease gone and stops.
+   */
   async remove(actor: Actor, id: string): Promise<void> {
     const run = await this.find(actor, id);
     if (run.ownerId !== actor.userId && actor.role !== 'owner')
       throw new ForbiddenException('only the run owner or a team owner may delete it');
-    if (run.status === 'running' && run.kind !== 'external') throw new ConflictException(`run ${id} is running; cancel it first`);
+    if (run.status === 'running' && run.kind !== 'external' && !run.cancelRequestedAt)
+      throw new ConflictException(`run ${id} is running; cancel it first`);
     await this.db.run.delete({ where: { id } });
   }
 

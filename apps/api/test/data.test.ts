@@ -247,6 +247,10 @@ describe('metrics, trajectories, checkpoints, workers and ingestion', () => {
     expect(res.body[0]).toMatchObject({ name: 'w1', backend: 'wasm', status: 'busy', currentRun: { id: null, name: 'another team' } });
     const theirs = await t.http.get('/api/workers').set('Authorization', rival.auth).expect(200);
     expect(theirs.body[0].currentRun).toEqual({ id: theirRun.id, name: 'secret' });
+
+    // no heartbeat for the stale timeout: shown lost, no longer busy with a run
+    await t.db.worker.updateMany({ data: { lastHeartbeat: new Date(Date.now() - 120_000) } });
+    expect((await get('/api/workers').expect(200)).body[0]).toMatchObject({ name: 'w1', status: 'lost', currentRun: null });
   });
 
   it('ingests an external run’s metrics and trajectories idempotently, within limits', async () => {

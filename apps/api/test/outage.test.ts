@@ -1,4 +1,5 @@
-import { migrate, startEmbeddedPostgres, type EmbeddedDatabase } from '@starpo/db';
+import { migrate } from '@starpo/db';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '@starpo/db/embedded';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

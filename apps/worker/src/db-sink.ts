@@ -1,6 +1,8 @@
 import {
   insertTrajectories,
   pgText,
+  releaseRun,
+  updateRunFenced,
   publishRunNotice,
   retryWhileDown,
   storeCheckpointFile,
@@ -13,6 +15,9 @@ import { trajectoryRecord, type CheckpointPayload, type RunStatus, type Trajecto
 
 const FINISHED: RunStatus[] = ['succeeded', 'failed', 'cancelled', 'stopped_early'];
 
+/** Stop reason of a run stopped because its worker is shutting down: the run goes back to the queue, not to `cancelled`. */
+export const WORKER_SHUTDOWN = 'worker shutting down';
+
 /** Past this many buffered points, `metrics()` waits for the database (backpressure). */
 const MAX_BUFFERED_POINTS = 100_000;
 
@@ -21,6 +26,8 @@ const MAX_BUFFERED_POINTS = 100_000;
  * and written by one background flusher in multi-row batches (whatever arrived while the last
  * batch was in flight), so a slow or absent database never drops them; status, trajectories and
  * checkpoints flush first, so a checkpoint never gets ahead of its step's metrics.
+ * With a `lease` (the epoch of the worker's claim), every write for the run is refused once the run
+ * was requeued or taken over (LeaseLostError): an old owner can never mix its data into the new one's.
  */
 export class DbSink implements TrainSink {
   private buffer: MetricPointInput[] = [];
@@ -30,23 +37,28 @@ export class DbSink implements TrainSink {
   constructor(
     private readonly db: Db,
     private readonly runId: string,
+    private readonly lease?: number,
   ) {}
 
   async status(u: { status: RunStatus; step: number; totalSteps: number; stopReason?: string; error?: string }): Promise<void> {
     await this.flush();
+    const lease = this.lease;
+    if (lease !== undefined && u.status === 'cancelled' && u.stopReason === WORKER_SHUTDOWN) {
+      // checkpointed for a shutdown: back to the queue (or cancelled, if a cancel came meanwhile)
+      await this.retry(() => releaseRun(this.db, this.runId, lease, u.step));
+      await this.notify({ type: 'status' });
+      return;
+    }
     const done = FINISHED.includes(u.status);
     await this.retry(() =>
-      this.db.run.update({
-        where: { id: this.runId },
-        data: {
-          status: u.status,
-          currentStep: u.step,
-          totalSteps: u.totalSteps,
-          heartbeatAt: new Date(),
-          ...(u.stopReason !== undefined ? { stopReason: u.stopReason } : {}),
-          ...(u.error !== undefined ? { error: pgText(u.error) } : {}),
-          ...(done ? { finishedAt: new Date() } : {}),
-        },
+      updateRunFenced(this.db, this.runId, lease, {
+        status: u.status,
+        currentStep: u.step,
+        totalSteps: u.totalSteps,
+        heartbeatAt: new Date(),
+        ...(u.stopReason !== undefined ? { stopReason: u.stopReason } : {}),
+        ...(u.error !== undefined ? { error: pgText(u.error) } : {}),
+        ...(done ? { finishedAt: new Date() } : {}),
       }),
     );
     await this.notify({ type: 'status' });
@@ -72,7 +84,7 @@ export class DbSink implements TrainSink {
         const batch = this.buffer;
         this.buffer = [];
         try {
-          await this.retry(() => upsertMetricPoints(this.db, this.runId, batch));
+          await this.retry(() => upsertMetricPoints(this.db, this.runId, batch, { lease: this.lease }));
         } catch (e) {
           this.buffer = batch.concat(this.buffer); // keep them for the next try
           this.flushError = e as Error;
@@ -91,7 +103,7 @@ export class DbSink implements TrainSink {
   async trajectories(step: number, trajs: Trajectory[], kept: (t: Trajectory) => boolean | null): Promise<void> {
     await this.flush();
     const rows = trajs.map((t) => trajectoryRecord(step, t, kept(t)) as unknown as TrajectoryInput);
-    await this.retry(() => insertTrajectories(this.db, this.runId, rows));
+    await this.retry(() => insertTrajectories(this.db, this.runId, rows, { lease: this.lease }));
     await this.notify({ type: 'trajectories', step });
   }
 
@@ -101,10 +113,13 @@ export class DbSink implements TrainSink {
     const files = [...p.files.entries()].sort(([a], [b]) => (a === 'state.json' ? 1 : b === 'state.json' ? -1 : a < b ? -1 : 1));
     for (const [name, bytes] of files)
       await this.retry(() =>
-        storeCheckpointFile(this.db, this.runId, p.step, name, bytes, name.endsWith('.safetensors') ? 'safetensors' : 'json'),
+        storeCheckpointFile(this.db, this.runId, p.step, name, bytes, name.endsWith('.safetensors') ? 'safetensors' : 'json', {
+          lease: this.lease,
+        }),
       );
   }
 
+  /** Log lines are not fenced: an old owner may still say in the run's log why it stopped. */
   async log(level: 'info' | 'warn' | 'error', message: string): Promise<void> {
     const row = await this.retry(() => this.db.runLog.create({ data: { runId: this.runId, level, message: pgText(message) } }));
     await this.notify({ type: 'log', id: String(row.id) });

@@ -1,15 +1,18 @@
-import { latestCheckpointFiles, type Db, type Run } from '@starpo/db';
+import { heartbeatRun, isLeaseLost, latestCheckpointFiles, type Db, type Run } from '@starpo/db';
 import { runConfigSchema } from '@starpo/contracts';
 import { loadBaseModel, startPool, train, type TrainResult } from '@starpo/trainer';
-import { DbSink } from './db-sink.js';
+import { DbSink, WORKER_SHUTDOWN } from './db-sink.js';
 import { executePretrain, materializeBaseModel } from './pretrain-job.js';
 
 export const USER_CANCEL = 'cancelled by user';
+/** Stop reason of a run whose lease moved on (requeued by a sweep, claimed by another worker, deleted). */
+export const LEASE_LOST = 'lease lost';
 
 /**
  * Execute one claimed training run to its end, resuming from its latest checkpoint if it has one.
- * `signal` stops it from outside (SIGTERM); a cancel asked for through the API is noticed by
- * polling the run row every `cancelPollMs`. Either way the trainer checkpoints and ends `cancelled`.
+ * `signal` stops it from outside (SIGTERM: checkpoint, then back to the queue). Every `cancelPollMs`
+ * the run's heartbeat is refreshed under its lease, which also reports a cancel asked for through
+ * the API (checkpoint, then `cancelled`) or a lease that is gone (stop at once, write nothing more).
  */
 export async function executeRun(
   db: Db,
@@ -18,23 +21,51 @@ export async function executeRun(
   log: (msg: string) => void,
   opts: { cancelPollMs?: number } = {},
 ): Promise<TrainResult> {
-  if (run.kind === 'pretrain') return executePretrain(db, run, log);
-  const sink = new DbSink(db, run.id);
+  const lease = run.leaseEpoch;
   const stop = new AbortController();
-  const onOuter = () => stop.abort(typeof signal.reason === 'string' ? signal.reason : 'worker shutting down');
+  const onOuter = () => stop.abort(typeof signal.reason === 'string' ? signal.reason : WORKER_SHUTDOWN);
   if (signal.aborted) onOuter();
   signal.addEventListener('abort', onOuter, { once: true });
+  let lost = false;
+  let done = false;
+  let inFlight = false;
   const poll = setInterval(() => {
-    db.run
-      .findUnique({ where: { id: run.id }, select: { cancelRequestedAt: true } })
+    // one at a time: while the trainer computes, the event loop turns slowly, and stacked polls would exhaust the pool
+    if (inFlight) return;
+    inFlight = true;
+    heartbeatRun(db, run.id, lease)
       .then((r) => {
-        if (r?.cancelRequestedAt && !stop.signal.aborted) {
-          log(`run ${run.id}: cancel requested; stopping at the next phase boundary`);
+        if (done) return;
+        if (!r) {
+          lost = true;
+          if (!stop.signal.aborted || stop.signal.reason !== LEASE_LOST) stop.abort(LEASE_LOST);
+        } else if (r.cancelRequested && !stop.signal.aborted) {
+          log(`run ${run.id}: cancel requested; stopping it`);
           stop.abort(USER_CANCEL);
         }
       })
-      .catch(() => {}); // a database blip: try again next tick
+      .catch(() => {}) // a database blip: try again next tick
+      .finally(() => (inFlight = false));
   }, opts.cancelPollMs ?? 2000);
+  try {
+    if (run.kind === 'pretrain') return await executePretrain(db, run, log);
+    return await executeTraining(db, run, stop.signal, log);
+  } catch (e) {
+    if (!isLeaseLost(e) && !lost) throw e;
+    // Another worker owns the run now (or it was requeued or deleted): nothing more may be written for it.
+    const msg = `lost the lease on run ${run.id} (lease ${lease}): it was requeued, taken over by another worker or deleted; stopped it without writing further data`;
+    console.error(`${process.env.WORKER_NAME ?? `worker ${process.pid}`}: ${msg}`);
+    await new DbSink(db, run.id).log('warn', `worker ${process.env.WORKER_NAME ?? process.pid} ${msg}`).catch(() => {});
+    return { status: 'cancelled', step: run.currentStep, stopReason: LEASE_LOST };
+  } finally {
+    done = true;
+    clearInterval(poll);
+    signal.removeEventListener('abort', onOuter);
+  }
+}
+
+async function executeTraining(db: Db, run: Run, signal: AbortSignal, log: (msg: string) => void): Promise<TrainResult> {
+  const sink = new DbSink(db, run.id, run.leaseEpoch);
   try {
     const config = runConfigSchema.parse(run.config);
     const ckpt = await latestCheckpointFiles(db, run.id);
@@ -51,18 +82,16 @@ export async function executeRun(
     // CPU backends: rollouts and gradients shared by this many threads (default one)
     const pool = await startPool(process.env.STARPO_COMPUTE_THREADS ?? '1', base.model, base.tokenizer, log);
     try {
-      return await train({ config, base, sink, signal: stop.signal, resume: ckpt?.files, pool });
+      return await train({ config, base, sink, signal, resume: ckpt?.files, pool });
     } finally {
       await pool?.close();
       base.model.dispose();
     }
   } catch (e) {
+    if (isLeaseLost(e) || signal.reason === LEASE_LOST) throw e;
     const message = (e as Error).message;
     await sink.log('error', (e as Error).stack ?? message).catch(() => {});
     await sink.status({ status: 'failed', step: run.currentStep, totalSteps: run.totalSteps, error: message });
     return { status: 'failed', step: run.currentStep, stopReason: message };
-  } finally {
-    clearInterval(poll);
-    signal.removeEventListener('abort', onOuter);
   }
 }

@@ -1,7 +1,8 @@
 import os from 'node:os';
-import { claimRun, createDb, queuedRuns, requeueStaleRuns, RunQueue } from '@starpo/db';
+import { claimRun, createDb, releaseRun, RunQueue, startSweeper } from '@starpo/db';
 import { initBackend } from '@starpo/trainer';
-import { executeRun, USER_CANCEL } from './execute.js';
+import { WORKER_SHUTDOWN } from './db-sink.js';
+import { executeRun, LEASE_LOST } from './execute.js';
 import { registerWorker, startHeartbeat } from './registration.js';
 
 const databaseUrl = process.env.DATABASE_URL;
@@ -12,6 +13,9 @@ if (!databaseUrl) {
 const pollMs = Number(process.env.WORKER_POLL_MS ?? 2000);
 const staleMs = Number(process.env.WORKER_STALE_MS ?? 60_000);
 const sweepMs = Number(process.env.WORKER_SWEEP_MS ?? Math.min(15_000, staleMs / 4));
+const heartbeatMs = Number(process.env.WORKER_HEARTBEAT_MS ?? 10_000);
+/** SIGTERM/SIGINT: the current run is checkpointed and requeued within this time, or handed back without a new checkpoint. */
+const shutdownMs = Number(process.env.WORKER_SHUTDOWN_MS ?? 30_000);
 const db = createDb(databaseUrl, { max: 4 });
 const queue = await new RunQueue(databaseUrl, { maintenance: true }).start();
 const backend = await initBackend('auto', (m) => console.log(m));
@@ -20,42 +24,49 @@ const me = await registerWorker(db, {
   device: backend.gpu ? backend.device : `${os.cpus().length}× ${os.cpus()[0]?.model ?? 'cpu'} (${backend.device})`,
   hasGpu: backend.gpu,
 });
-let currentRun: string | null = null;
-const stopHeartbeat = startHeartbeat(
-  db,
-  me.id,
-  Number(process.env.WORKER_HEARTBEAT_MS ?? 10_000),
-  (e) => console.error(`heartbeat failed: ${e.message}`),
-  () => currentRun,
-);
+let current: { id: string; lease: number } | null = null;
+const stopHeartbeat = startHeartbeat(db, me.id, heartbeatMs, (e) => console.error(`heartbeat failed: ${e.message}`));
+// Busy or idle, every worker sweeps: a dead worker's run is requeued even while all others train.
+const sweeper = startSweeper(db, {
+  staleMs,
+  intervalMs: sweepMs,
+  dispatch: (id, gpu) => queue.dispatch(id, gpu),
+  onSwept: (r) => {
+    if (r.requeued.length) console.log(`requeued runs without a heartbeat: ${r.requeued.join(', ')}`);
+    if (r.cancelled.length) console.log(`cancelled runs without a heartbeat whose cancel was requested: ${r.cancelled.join(', ')}`);
+  },
+});
 console.log(`worker ${me.name} registered (${me.id}); waiting for runs`);
+
+const withTimeout = <T>(p: Promise<T>, ms: number) =>
+  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms).unref())]);
 
 const abort = new AbortController();
 let stopping = false;
-async function shutdown(signal: string): Promise<void> {
+function shutdown(signal: string): void {
   if (stopping) return;
   stopping = true;
-  console.log(`worker ${me.name}: ${signal}, ${currentRun ? 'checkpointing the current run' : 'going offline'}`);
-  abort.abort('worker shutting down');
+  const run = current;
+  console.log(
+    `worker ${me.name}: ${signal}; ${run ? `stopping run ${run.id}, checkpointing and requeueing it (at most ${shutdownMs} ms)` : 'going offline'}`,
+  );
+  abort.abort(WORKER_SHUTDOWN);
+  setTimeout(() => void forceExit(), shutdownMs);
 }
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-
-/** Requeue runs whose worker died, and re-announce queued runs whose dispatch was lost (duplicates are dropped). */
-async function sweep(): Promise<void> {
-  const stale = await requeueStaleRuns(db, staleMs);
-  if (stale.length) console.log(`requeued runs without a heartbeat: ${stale.join(', ')}`);
-  for (const r of await queuedRuns(db)) await queue.dispatch(r.id, r.needsGpu);
+/** The bound of a shutdown: hand the run back without a new checkpoint (it resumes from its last one) and exit. */
+async function forceExit(): Promise<void> {
+  const run = current;
+  console.error(`worker ${me.name}: shutdown took longer than ${shutdownMs} ms; exiting${run ? `, run ${run.id} handed back` : ''}`);
+  if (run) await withTimeout(releaseRun(db, run.id, run.lease), 3000).catch((e) => console.error(`hand-back failed: ${e.message}`));
+  await withTimeout(db.worker.update({ where: { id: me.id }, data: { status: 'offline', currentRunId: null } }), 2000).catch(() => {});
+  process.exit(1);
 }
+process.on('SIGINT', () => shutdown('SIGINT'));
+process.on('SIGTERM', () => shutdown('SIGTERM'));
 
-let lastSweep = 0;
 let backoffMs = 500;
 while (!stopping) {
   try {
-    if (Date.now() - lastSweep > sweepMs) {
-      await sweep();
-      lastSweep = Date.now();
-    }
     const job = await queue.fetch(backend.gpu);
     backoffMs = 500;
     if (!job) {
@@ -65,29 +76,32 @@ while (!stopping) {
     const run = await claimRun(db, job.runId, me.id, backend.gpu);
     await queue.complete(job);
     if (!run) continue; // cancelled, deleted or taken meanwhile: the row decides
-    currentRun = run.id;
+    current = { id: run.id, lease: run.leaseEpoch };
     await db.worker.update({ where: { id: me.id }, data: { status: 'busy', currentRunId: run.id } });
-    const result = await executeRun(db, run, abort.signal, (m) => console.log(m));
-    if (result.status === 'cancelled' && stopping && result.stopReason !== USER_CANCEL) {
-      // SIGTERM: the checkpoint is saved; hand the run back to the queue for another worker
-      await db.run.update({
-        where: { id: run.id },
-        data: { status: 'queued', workerId: null, stopReason: null, finishedAt: null, resumeCount: { increment: 1 } },
-      });
-      await queue.dispatch(run.id, run.needsGpu);
+    const result = await executeRun(db, run, abort.signal, (m) => console.log(m), { cancelPollMs: Math.min(2000, heartbeatMs) });
+    if (result.stopReason === WORKER_SHUTDOWN) {
+      // checkpointed and back in the queue: announce it for another worker (the sweeps do it too)
+      await withTimeout(queue.dispatch(run.id, run.needsGpu), 2000).catch(() => {});
+      console.log(`run ${run.id}: checkpointed at step ${result.step} and requeued`);
+    } else if (result.stopReason === LEASE_LOST) {
+      console.error(`run ${run.id}: stopped, its lease is gone`);
+    } else {
+      console.log(`run ${run.id}: ${result.status} at step ${result.step}${result.stopReason ? ` (${result.stopReason})` : ''}`);
     }
-    console.log(`run ${run.id}: ${result.status} at step ${result.step}${result.stopReason ? ` (${result.stopReason})` : ''}`);
-    currentRun = null;
+    current = null;
     await db.worker.update({ where: { id: me.id }, data: { status: 'idle', currentRunId: null } });
   } catch (e) {
     // the database is away: keep the process, retry with backoff
     console.error(`worker loop: ${(e as Error).message}; retrying in ${backoffMs} ms`);
-    await new Promise((r) => setTimeout(r, backoffMs));
+    await new Promise((r) => setTimeout(r, stopping ? 0 : backoffMs));
     backoffMs = Math.min(backoffMs * 2, 30_000);
   }
 }
+current = null;
 stopHeartbeat();
-await db.worker.update({ where: { id: me.id }, data: { status: 'offline', currentRunId: null } }).catch(() => {});
-await queue.stop().catch(() => {});
-await db.$disconnect();
+sweeper.stop();
+await withTimeout(db.worker.update({ where: { id: me.id }, data: { status: 'offline', currentRunId: null } }), 3000).catch(() => {});
+await withTimeout(queue.stop(), 3000).catch(() => {});
+await withTimeout(db.$disconnect(), 2000).catch(() => {});
+console.log(`worker ${me.name}: stopped`);
 process.exit(0);

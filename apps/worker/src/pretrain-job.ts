@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { createBaseModelSchema } from '@starpo/contracts';
-import { readCheckpointFile, retryWhileDown, storeCheckpointFile, upsertMetrics, type Db, type Run } from '@starpo/db';
+import { isLeaseLost, readCheckpointFile, retryWhileDown, storeCheckpointFile, upsertMetrics, type Db, type Run } from '@starpo/db';
 import { pretrain, PRETRAIN_DEFAULTS, type TrainResult } from '@starpo/trainer';
 import { DbSink } from './db-sink.js';
 
@@ -12,7 +12,8 @@ import { DbSink } from './db-sink.js';
  * team's base model, which training runs then name in `model.base`.
  */
 export async function executePretrain(db: Db, run: Run, log: (msg: string) => void): Promise<TrainResult> {
-  const sink = new DbSink(db, run.id);
+  const lease = run.leaseEpoch;
+  const sink = new DbSink(db, run.id, lease);
   const out = mkdtempSync(path.join(os.tmpdir(), 'starpo-pretrain-'));
   try {
     const o = createBaseModelSchema.parse((run.config as { pretrain?: unknown }).pretrain);
@@ -52,7 +53,9 @@ export async function executePretrain(db: Db, run: Run, log: (msg: string) => vo
     const files = readdirSync(out).filter((f) => !f.startsWith('.'));
     for (const f of files)
       await retryWhileDown(() =>
-        storeCheckpointFile(db, run.id, 0, f, readFileSync(path.join(out, f)), f.endsWith('.safetensors') ? 'safetensors' : 'json'),
+        storeCheckpointFile(db, run.id, 0, f, readFileSync(path.join(out, f)), f.endsWith('.safetensors') ? 'safetensors' : 'json', {
+          lease,
+        }),
       );
     const weights = await db.checkpoint.findFirst({ where: { runId: run.id, step: 0, kind: 'model.safetensors' } });
     const metrics = {
@@ -76,14 +79,22 @@ export async function executePretrain(db: Db, run: Run, log: (msg: string) => vo
       },
     });
     const final = Math.max(1, total);
-    await upsertMetrics(db, run.id, final, {
-      'pretrain/final_loss': result.finalLoss,
-      'pretrain/well_formed_rate': result.formatRate,
-      ...Object.fromEntries(Object.entries(result.success).map(([env, s]) => [`val/${env}/success`, s])),
-    });
+    await upsertMetrics(
+      db,
+      run.id,
+      final,
+      {
+        'pretrain/final_loss': result.finalLoss,
+        'pretrain/well_formed_rate': result.formatRate,
+        ...Object.fromEntries(Object.entries(result.success).map(([env, s]) => [`val/${env}/success`, s])),
+      },
+      new Date(),
+      { lease },
+    );
     await sink.status({ status: 'succeeded', step: final, totalSteps: final });
     return { status: 'succeeded', step: final };
   } catch (e) {
+    if (isLeaseLost(e)) throw e;
     const message = (e as Error).message;
     await sink.log('error', (e as Error).stack ?? message).catch(() => {});
     await sink.status({ status: 'failed', step: 0, totalSteps: 0, error: message });

@@ -23,19 +23,16 @@ export async function registerWorker(db: Db, info: { backend: string; device: st
   return { id: w.id, name };
 }
 
-/** Refresh the worker's (and its current run's) heartbeat every `intervalMs` until stopped. */
-export function startHeartbeat(
-  db: Db,
-  workerId: string,
-  intervalMs: number,
-  onError: (e: Error) => void,
-  currentRun: () => string | null = () => null,
-): () => void {
+/** Refresh the worker's heartbeat every `intervalMs` until stopped (its run's heartbeat is refreshed under its lease by executeRun). */
+export function startHeartbeat(db: Db, workerId: string, intervalMs: number, onError: (e: Error) => void): () => void {
+  let inFlight = false;
   const timer = setInterval(() => {
-    const now = new Date();
-    db.worker.update({ where: { id: workerId }, data: { lastHeartbeat: now } }).catch(onError);
-    const run = currentRun();
-    if (run) db.run.update({ where: { id: run }, data: { heartbeatAt: now } }).catch(onError);
+    if (inFlight) return; // never stack heartbeats on a slow database
+    inFlight = true;
+    db.worker
+      .update({ where: { id: workerId }, data: { lastHeartbeat: new Date() } })
+      .catch(onError)
+      .finally(() => (inFlight = false));
   }, intervalMs);
   timer.unref();
   return () => clearInterval(timer);

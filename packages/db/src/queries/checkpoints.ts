@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../client.js';
+import { assertLease } from './leases.js';
 
 /** Checkpoint bytes are stored in chunks of at most this size, so multi-GB models fit. */
 export const CHUNK_BYTES = 8 * 1024 * 1024;
 
-/** Store one checkpoint file (kind = file name) for a run's step, replacing an earlier copy. */
+/** Store one checkpoint file (kind = file name) for a run's step, replacing an earlier copy; with `lease`, only while the run carries it. */
 export async function storeCheckpointFile(
   db: Db,
   runId: string,
@@ -12,9 +13,11 @@ export async function storeCheckpointFile(
   kind: string,
   bytes: Uint8Array,
   format = 'raw',
+  opts: { lease?: number } = {},
 ): Promise<string> {
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   return db.$transaction(async (tx) => {
+    if (opts.lease !== undefined) await assertLease(tx, runId, opts.lease);
     await tx.checkpoint.deleteMany({ where: { runId, step, kind } });
     const ck = await tx.checkpoint.create({ data: { runId, step, kind, format, sizeBytes: BigInt(bytes.byteLength), sha256 } });
     for (let i = 0, idx = 0; i < bytes.byteLength || idx === 0; i += CHUNK_BYTES, idx++) {

@@ -1,5 +1,6 @@
 import type { Db } from '../client.js';
 import { retryAttempts } from '../retry.js';
+import { LeaseLostError } from './leases.js';
 import { pgText } from './pg-text.js';
 
 export interface MetricPointInput {
@@ -30,8 +31,15 @@ const BLOCK_COLUMNS = `n, f[1]::int, f[2], f[3], l[1]::int, l[2], l[3], lo[2]::i
  * Upsert metric points of a run in one statement over unnested arrays (idempotent on
  * run+key+step; within one call the last point for a key+step wins), and keep the per-key
  * summary (latest, max, min) that run lists read. Non-finite values are skipped.
+ * With `lease`, the statement first locks the run row in share mode and writes nothing unless the
+ * run still carries that lease epoch (then it throws LeaseLostError); each point records its lease.
  */
-export async function upsertMetricPoints(db: Db, runId: string, points: MetricPointInput[]): Promise<number> {
+export async function upsertMetricPoints(
+  db: Db,
+  runId: string,
+  points: MetricPointInput[],
+  opts: { lease?: number } = {},
+): Promise<number> {
   const byId = new Map<string, MetricPointInput>();
   for (const p of points) if (Number.isFinite(p.value)) byId.set(`${p.step}\u0001${p.key}`, p);
   if (!byId.size) return 0;
@@ -40,13 +48,16 @@ export async function upsertMetricPoints(db: Db, runId: string, points: MetricPo
   // one round trip: the points upsert and the rollup merge run as data-modifying CTEs beside the summary upsert
   // Rows are written in key/step order so concurrent writers lock in the same order; a deadlock
   // that still happens between the three tables is retried (the statement is idempotent).
+  const fenced = opts.lease !== undefined;
+  const fence = fenced ? `SELECT 1 FROM runs WHERE id = $1::uuid AND lease_epoch = $6::int FOR SHARE` : 'SELECT 1';
   const [result] = await retryAttempts(
     () =>
-      db.$queryRawUnsafe<{ replaced: number }[]>(
-        `WITH input AS (SELECT * FROM unnest($2::text[], $3::int[], $4::float8[], $5::timestamptz[]) AS u(k, s, v, t)),
+      db.$queryRawUnsafe<{ replaced: number; fenced: number }[]>(
+        `WITH fence AS (${fence}),
+     input AS (SELECT * FROM unnest($2::text[], $3::int[], $4::float8[], $5::timestamptz[]) AS u(k, s, v, t) WHERE EXISTS (SELECT 1 FROM fence)),
      points AS (
-       INSERT INTO metric_points (run_id, key, step, value, wall_time) SELECT $1::uuid, k, s, v, t FROM input ORDER BY k, s
-       ON CONFLICT (run_id, key, step) DO UPDATE SET value = EXCLUDED.value, wall_time = EXCLUDED.wall_time
+       INSERT INTO metric_points (run_id, key, step, value, wall_time, lease) SELECT $1::uuid, k, s, v, t, $6::int FROM input ORDER BY k, s
+       ON CONFLICT (run_id, key, step) DO UPDATE SET value = EXCLUDED.value, wall_time = EXCLUDED.wall_time, lease = EXCLUDED.lease
        RETURNING key, step, xmax <> 0 AS replaced),
      summary AS (
        INSERT INTO metric_summaries (run_id, key, step, value, max_value, min_value, updated_at)
@@ -75,15 +86,17 @@ export async function upsertMetricPoints(db: Db, runId: string, points: MetricPo
          max_step = CASE WHEN EXCLUDED.max_value > r.max_value THEN EXCLUDED.max_step ELSE r.max_step END,
          max_time = CASE WHEN EXCLUDED.max_value > r.max_value THEN EXCLUDED.max_time ELSE r.max_time END,
          max_value = GREATEST(r.max_value, EXCLUDED.max_value))
-     SELECT count(*) FILTER (WHERE replaced)::int AS replaced FROM points`,
+     SELECT count(*) FILTER (WHERE replaced)::int AS replaced, (SELECT count(*) FROM fence)::int AS fenced FROM points`,
         runId,
         rows.map((p) => pgText(p.key)),
         rows.map((p) => p.step),
         rows.map((p) => p.value),
         rows.map((p) => p.time ?? now),
+        opts.lease ?? null,
       ),
     { attempts: 4, delayMs: (attempt) => 20 * attempt + Math.random() * 30, retryIf: isDeadlock },
   );
+  if (fenced && result!.fenced === 0) throw new LeaseLostError(runId, opts.lease!);
   // Re-written steps (a retried or corrected write) can leave a stale extreme or count in a merged
   // rollup: recompute those blocks from the points, which now hold the new values.
   if (result!.replaced > 0) await recomputeRollups(db, runId, rows);
@@ -114,11 +127,19 @@ async function recomputeRollups(db: Db, runId: string, points: MetricPointInput[
 }
 
 /** One step's metrics (what the trainer reports each step). */
-export function upsertMetrics(db: Db, runId: string, step: number, values: Record<string, number>, wallTime = new Date()): Promise<number> {
+export function upsertMetrics(
+  db: Db,
+  runId: string,
+  step: number,
+  values: Record<string, number>,
+  wallTime = new Date(),
+  opts: { lease?: number } = {},
+): Promise<number> {
   return upsertMetricPoints(
     db,
     runId,
     Object.entries(values).map(([key, value]) => ({ key, step, value, time: wallTime })),
+    opts,
   );
 }
 

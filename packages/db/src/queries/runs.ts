@@ -1,8 +1,12 @@
 import type { Db } from '../client.js';
 import type { Run } from '../generated/prisma/client.js';
 
-/** Take a run: $1 = worker id, $2 = whether the worker has a GPU (a GPU run only goes to one). */
-const CLAIM = `UPDATE runs SET status = 'running', worker_id = $1::uuid, heartbeat_at = now(), started_at = COALESCE(started_at, now()), updated_at = now()`;
+/**
+ * Take a run: $1 = worker id, $2 = whether the worker has a GPU (a GPU run only goes to one).
+ * Each claim raises the run's lease epoch, so writes of any earlier owner are refused from now on.
+ */
+const CLAIM = `UPDATE runs SET status = 'running', worker_id = $1::uuid, heartbeat_at = now(), started_at = COALESCE(started_at, now()),
+  lease_epoch = lease_epoch + 1, updated_at = now()`;
 const CLAIMABLE = `status = 'queued' AND kind IN ('train', 'pretrain') AND (NOT needs_gpu OR $2)`;
 
 async function claimed(db: Db, sql: string, ...params: unknown[]): Promise<Run | null> {
@@ -28,15 +32,33 @@ export function claimRun(db: Db, runId: string, workerId: string, hasGpu: boolea
   return claimed(db, `${CLAIM} WHERE id = $3::uuid AND ${CLAIMABLE}`, workerId, hasGpu, runId);
 }
 
-/** Runs whose worker stopped heartbeating go back to the queue (they resume from their last checkpoint). */
-export async function requeueStaleRuns(db: Db, staleAfterMs: number): Promise<string[]> {
-  const rows = await db.$queryRawUnsafe<{ id: string }[]>(
-    `UPDATE runs SET status = 'queued', worker_id = NULL, resume_count = resume_count + 1, updated_at = now()
+export interface SweepResult {
+  /** Runs whose worker stopped heartbeating, back in the queue (they resume from their last checkpoint). */
+  requeued: string[];
+  /** Runs whose worker stopped heartbeating after a cancel was asked for: cancelled, never requeued. */
+  cancelled: string[];
+}
+
+/**
+ * Runs whose worker stopped heartbeating for `staleAfterMs` go back to the queue, or end `cancelled`
+ * when a cancel was requested. The lease epoch rises, so the old owner can no longer write.
+ */
+export async function sweepStaleRuns(db: Db, staleAfterMs: number): Promise<SweepResult> {
+  const rows = await db.$queryRawUnsafe<{ id: string; status: string }[]>(
+    `UPDATE runs SET
+       status = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled'::"RunStatus" ELSE 'queued'::"RunStatus" END,
+       stop_reason = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled by user' ELSE stop_reason END,
+       finished_at = CASE WHEN cancel_requested_at IS NOT NULL THEN now() ELSE finished_at END,
+       resume_count = resume_count + CASE WHEN cancel_requested_at IS NOT NULL THEN 0 ELSE 1 END,
+       worker_id = NULL, lease_epoch = lease_epoch + 1, updated_at = now()
      WHERE status = 'running' AND kind IN ('train', 'pretrain') AND heartbeat_at < now() - ($1::int * interval '1 millisecond')
-     RETURNING id`,
+     RETURNING id, status::text`,
     staleAfterMs,
   );
-  return rows.map((r) => r.id);
+  return {
+    requeued: rows.filter((r) => r.status === 'queued').map((r) => r.id),
+    cancelled: rows.filter((r) => r.status === 'cancelled').map((r) => r.id),
+  };
 }
 
 /** Queued runs (oldest first), for re-announcing dispatches that were lost. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../client.js';
+import { assertLease } from './leases.js';
 import { pgJson, pgText } from './pg-text.js';
 
 export interface TurnInput {
@@ -49,10 +50,11 @@ const LONG_TRANSACTION = { timeout: 60_000, maxWait: 10_000 };
  * Re-inserting the same (run, step, split, group, index) replaces it, so a resumed step never
  * leaves duplicates.
  */
-export async function insertTrajectories(db: Db, runId: string, items: TrajectoryInput[]): Promise<number> {
+export async function insertTrajectories(db: Db, runId: string, items: TrajectoryInput[], opts: { lease?: number } = {}): Promise<number> {
   if (!items.length) return 0;
   const withIds = items.map((t) => ({ id: randomUUID(), t }));
   await db.$transaction(async (tx) => {
+    if (opts.lease !== undefined) await assertLease(tx, runId, opts.lease);
     for (const step of new Set(items.map((t) => t.step))) {
       const keys = items.filter((t) => t.step === step);
       await tx.trajectory.deleteMany({

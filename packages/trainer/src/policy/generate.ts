@@ -3,6 +3,7 @@ import type { Rng } from '@starpo/envs';
 import { disposeCache, type KvCache, type Qwen2Model } from '../model/qwen2.js';
 import type { TextTokenizer } from '../tokenizer/types.js';
 import { sampleToken } from './sampling.js';
+import { throwIfStopped } from '../util/stop.js';
 import { yieldToEventLoop } from '../util/yield.js';
 
 /** Extra attention span (tokens) a kept cache may cost over a fresh prefill before it is dropped. */
@@ -17,6 +18,8 @@ export interface GenerateOptions {
   topP?: number;
   /** Stop once the generated text ends with one of these (e.g. `</answer>`). */
   stopStrings?: string[];
+  /** Polled between prefill chunks and tokens: once aborted, generation throws StopRequested. */
+  signal?: AbortSignal;
 }
 
 export interface Generation {
@@ -179,6 +182,15 @@ export async function generateCached(
     const parts: { logits: tf.Tensor2D; cache: KvCache }[] = [];
     for (let r = 0; r < batch; r += rowsPerChunk) {
       await yieldToEventLoop();
+      if (opts.signal?.aborted) {
+        tf.dispose([ids, mask]);
+        disposeCache(past);
+        for (const p of parts) {
+          disposeCache(p.cache);
+          p.logits.dispose();
+        }
+        throwIfStopped(opts.signal);
+      }
       const rows = Math.min(rowsPerChunk, batch - r);
       parts.push(
         scoped(() => {
@@ -215,6 +227,7 @@ export async function generateCached(
   try {
     for (let step = 0; step < opts.maxNewTokens && active.some(Boolean); step++) {
       await yieldToEventLoop();
+      throwIfStopped(opts.signal);
       const logits = (await lastLogits.data()) as Float32Array;
       lastLogits.dispose();
       const vocab = logits.length / batch;

@@ -33,6 +33,8 @@ export interface SamplingSettings {
   batchSize?: number;
   /** Keep each conversation's KV cache between turns (default true; needs all requests in one batch). */
   reuseCache?: boolean;
+  /** A stop request, polled between tokens (StopRequested is thrown). Not for worker threads: it cannot be cloned. */
+  signal?: AbortSignal;
 }
 
 /** The language-model policy as a responder: batched sampling, stopping at `</answer>`. */
@@ -54,6 +56,7 @@ export class PolicyResponder implements Responder {
       temperature: this.sampling.temperature,
       topP: this.sampling.topP,
       stopStrings: ['</answer>'],
+      signal: this.sampling.signal,
     };
     const keep = (this.sampling.reuseCache ?? true) && requests.length <= size;
     let from: Continuation | undefined;

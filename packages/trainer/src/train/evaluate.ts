@@ -7,6 +7,7 @@ import type { TextTokenizer } from '../tokenizer/types.js';
 import { diagnoseBatch } from './diagnose.js';
 import { rolloutMetrics } from './metrics.js';
 import type { ComputePool } from '../parallel/pool.js';
+import { throwIfStopped } from '../util/stop.js';
 
 export interface EvaluationRequest {
   env: string;
@@ -23,6 +24,8 @@ export interface EvaluationRequest {
   onTurn?: (turn: number, active: number) => void;
   /** Share the episodes with these worker threads. */
   pool?: ComputePool | null;
+  /** A stop request: polled between tokens (between batches of 64 episodes with a pool); throws StopRequested. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -36,12 +39,13 @@ export async function evaluatePolicy(
   r: EvaluationRequest,
 ): Promise<{ trajectories: Trajectory[]; metrics: Record<string, number> }> {
   const sampling = { maxNewTokens: r.maxNewTokens, temperature: r.temperature, topP: r.topP, batchSize: 64 };
-  const responder = new PolicyResponder(model, tokenizer, sampling);
+  const responder = new PolicyResponder(model, tokenizer, { ...sampling, signal: r.signal });
   const seeds = Array.from({ length: r.episodes }, (_, i) => r.seedBase + i);
   // one 64-row batch at a time keeps the KV cache between turns within the responder's batch size
   const trajectories: Trajectory[] = [];
   const rng = new Rng(r.samplerSeed);
   for (let i = 0; i < seeds.length; i += 64) {
+    throwIfStopped(r.signal);
     const req = {
       env: r.env,
       envConfig: r.envConfig,

@@ -21,6 +21,7 @@ import { AdamW } from './optimizer.js';
 import type { RunStatus, TrainSink } from './sink.js';
 import { actorStep, criticStep } from './update.js';
 import type { ComputePool } from '../parallel/pool.js';
+import { StopRequested, stopReason, throwIfStopped } from '../util/stop.js';
 
 /** Max padded tokens per forward pass when scoring or updating (bounds memory). */
 const SCORE_TOKENS = 4096;
@@ -29,7 +30,11 @@ export interface TrainOptions {
   config: RunConfig;
   base: ModelBundle;
   sink: TrainSink;
-  /** Checked between phases; an aborted run saves a checkpoint and ends `cancelled`. */
+  /**
+   * A stop request (cancel, shutdown, lost lease; its reason becomes the stop reason). Polled between
+   * phases and, inside validation and rollout, between generated tokens; the update phase finishes
+   * its step. The run checkpoints its last consistent step and ends `cancelled`.
+   */
   signal?: AbortSignal;
   /** Files of a checkpoint to continue from. */
   resume?: Map<string, Uint8Array>;
@@ -55,6 +60,21 @@ interface SavedState {
   rng: number[];
   stopper: EarlyStopper['state'];
   reuse: { seedsStep: number } | null;
+  /** The step's validation was cut short by a stop: a resumed run runs it first. */
+  pendingValidation?: boolean;
+}
+
+/**
+ * Where a stop inside a phase leaves the run: the last finished step with the random state it ended
+ * with (a resumed run then repeats the interrupted step exactly), and whether its validation is still due.
+ * `handle` (set by the loop once it can checkpoint) saves that state and ends the run.
+ */
+interface StopPoint {
+  step: number;
+  rng: number[];
+  reuse: { trajs: Trajectory[]; seedsStep: number } | null;
+  pendingValidation: boolean;
+  handle?: (reason: string) => Promise<TrainResult>;
 }
 
 export function rolloutSettings(c: RunConfig): RolloutSettings {
@@ -92,6 +112,16 @@ const needsCritic = (c: RunConfig) => c.algorithm.advEstimator === 'gae' || c.al
  * updates → metrics → trajectories → checkpoint → validation; early stopping on RAGEN's rules.
  */
 export async function train(o: TrainOptions): Promise<TrainResult> {
+  const at: StopPoint = { step: 0, rng: [], reuse: null, pendingValidation: false };
+  try {
+    return await trainLoop(o, at);
+  } catch (e) {
+    if (e instanceof StopRequested && at.handle) return at.handle(e.reason);
+    throw e;
+  }
+}
+
+async function trainLoop(o: TrainOptions, at: StopPoint): Promise<TrainResult> {
   const c = o.config;
   const { tokenizer } = o.base;
   const policy = o.base.model;
@@ -117,6 +147,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
   let rng = new Rng(c.training.seed);
   let startStep = 1;
   let reuseBatch: { trajs: Trajectory[]; seedsStep: number } | null = null;
+  let pendingValidation = false;
 
   if (o.resume) {
     const f = o.resume;
@@ -129,10 +160,11 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
     rng = new Rng(st.rng);
     stopper.state = st.stopper;
     startStep = st.step + 1;
+    pendingValidation = st.pendingValidation === true && st.step > 0;
     await o.sink.log('info', `resumed from the checkpoint of step ${st.step}`);
   }
 
-  const saveCheckpoint = async (step: number) => {
+  const saveCheckpoint = async (step: number, opts: { pendingValidation?: boolean } = {}) => {
     const t0 = performance.now();
     const files = await modelFiles(policy, tokenizer, { ...o.base.meta, step });
     const state: SavedState = {
@@ -140,6 +172,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
       rng: rng.getState(),
       stopper: stopper.state,
       reuse: reuseBatch ? { seedsStep: reuseBatch.seedsStep } : null,
+      ...(opts.pendingValidation ? { pendingValidation: true } : {}),
     };
     files.set('policy.safetensors', await weightsFile(policy));
     files.delete('model.safetensors');
@@ -170,6 +203,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
       maxNewTokens: c.rollout.maxNewTokens,
       samplerSeed: v.seedBase + step,
       pool,
+      signal: o.signal,
     });
     validationSecs = (performance.now() - t0) / 1000;
     m['timing_s/testing'] = validationSecs;
@@ -187,14 +221,31 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
     return { status, step, stopReason };
   };
   const cancelled = () => o.signal?.aborted ?? false;
-  const cancelReason = () => (typeof o.signal?.reason === 'string' ? o.signal.reason : 'cancelled');
+  const cancelReason = () => stopReason(o.signal);
+  const markStopPoint = (step: number, validating: boolean) =>
+    Object.assign(at, { step, rng: rng.getState(), reuse: reuseBatch, pendingValidation: validating });
+  at.handle = async (reason) => {
+    rng = new Rng(at.rng);
+    reuseBatch = at.reuse;
+    const during = at.pendingValidation ? `the validation of step ${at.step}` : `step ${at.step + 1}`;
+    await o.sink.log('info', `stop requested (${reason}) during ${during}; checkpointing step ${at.step}`);
+    await saveCheckpoint(at.step, { pendingValidation: at.pendingValidation });
+    return finish('cancelled', at.step, reason);
+  };
 
   const mismatch = envConfigMismatch(o.base.meta, c);
   if (mismatch) await o.sink.log('warn', mismatch);
   await o.sink.status({ status: 'running', step: startStep - 1, totalSteps: total });
-  if (startStep === 1 && c.rollout.validation.beforeTraining) {
-    const rule = await validate(0);
-    if (rule) return finish('stopped_early', 0, rule);
+  if ((startStep === 1 && c.rollout.validation.beforeTraining) || pendingValidation) {
+    markStopPoint(startStep - 1, true);
+    const rule = await validate(startStep - 1);
+    if (rule) {
+      if (startStep > 1) {
+        await o.sink.metrics(startStep - 1, { [`early_stopped/${rule}`]: 1 });
+        await saveCheckpoint(startStep - 1);
+      }
+      return finish('stopped_early', startStep - 1, rule);
+    }
   }
 
   for (let step = startStep; step <= total; step++) {
@@ -202,11 +253,14 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
       await saveCheckpoint(step - 1);
       return finish('cancelled', step - 1, cancelReason());
     }
+    markStopPoint(step - 1, false);
     actorOpt.setLearningRate(learningRateAt(c.ppo.actorLr, step, schedule));
     criticOpt?.setLearningRate(learningRateAt(c.ppo.criticLr, step, schedule));
     const timing: Record<string, number> = {};
     const tStep = performance.now();
     const time = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+      // an update, once begun, finishes its step (its weights are no longer those of the last checkpoint)
+      if (!name.startsWith('update_')) throwIfStopped(o.signal);
       o.onPhase?.(name, step);
       const t0 = performance.now();
       const r = await fn();
@@ -239,7 +293,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
           };
           return pool
             ? pool.rollout(policy, tokenizer, req, sampling, rng)
-            : rollout(req, new PolicyResponder(policy, tokenizer, sampling), tokenizer, rng);
+            : rollout(req, new PolicyResponder(policy, tokenizer, { ...sampling, signal: o.signal }), tokenizer, rng);
         })
       : reuseBatch!.trajs;
     if (fresh) reuseBatch = { trajs, seedsStep: step };
@@ -263,10 +317,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
     const kept = (t: Trajectory) => keptGroups.has(t.group);
 
     if (filt.kept.length > 0) {
-      if (cancelled()) {
-        await saveCheckpoint(step - 1);
-        return finish('cancelled', step - 1, cancelReason());
-      }
+      throwIfStopped(o.signal);
       const selected = trajs.filter(kept);
       const indices = adjustBatch(
         selected.map((_, i) => i),
@@ -373,6 +424,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
       await o.sink.metrics(step, { 'timing_s/save_checkpoint': secs });
     }
     if (!rule && every > 0 && (validationDue || last)) {
+      markStopPoint(step, true);
       rule = await validate(step);
       if (rule) {
         await o.sink.metrics(step, { [`early_stopped/${rule}`]: 1 });
