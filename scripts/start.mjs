@@ -38,8 +38,8 @@ const childEnv = {
 };
 
 const children = [];
-function run(name, cmd, args, cwd) {
-  const child = spawn(cmd, args, { cwd: path.join(root, cwd), env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+function run(name, cmd, args, cwd, extraEnv = {}) {
+  const child = spawn(cmd, args, { cwd: path.join(root, cwd), env: { ...childEnv, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
   // Quiet mode still keeps each child's last lines, to show why it died.
   let tail = '';
   const prefix = (chunk) => {
@@ -61,7 +61,8 @@ function run(name, cmd, args, cwd) {
 }
 
 run('api', process.execPath, ['dist/main.js'], 'apps/api');
-run('worker', process.execPath, ['dist/main.js'], 'apps/worker');
+// the worker trains on every core (one compute thread each): the API and the dashboard idle while it works
+run('worker', process.execPath, ['dist/main.js'], 'apps/worker', { STARPO_COMPUTE_THREADS: env.STARPO_COMPUTE_THREADS ?? 'auto' });
 run('web', process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-H', host, '-p', String(webPort)], 'apps/web');
 
 async function waitFor(url, ms = 60_000) {

@@ -9,6 +9,7 @@ import {
   type MetricPointInput,
   type TrajectoryInput,
 } from '@starpo/db';
+import type { RunProgress, RunWarning } from '@starpo/contracts';
 import { trajectoryRecord, type CheckpointPayload, type RunStatus, type Trajectory, type TrainSink } from '@starpo/trainer';
 
 const FINISHED: RunStatus[] = ['succeeded', 'failed', 'cancelled', 'stopped_early'];
@@ -105,9 +106,26 @@ export class DbSink implements TrainSink {
       );
   }
 
-  async log(level: 'info' | 'warn' | 'error', message: string): Promise<void> {
-    const row = await this.retry(() => this.db.runLog.create({ data: { runId: this.runId, level, message: pgText(message) } }));
+  async log(level: 'info' | 'warn' | 'error', message: string, code?: string): Promise<void> {
+    const row = await this.retry(() =>
+      this.db.runLog.create({ data: { runId: this.runId, level, message: pgText(message), ...(code ? { code } : {}) } }),
+    );
     await this.notify({ type: 'log', id: String(row.id) });
+  }
+
+  /** A warning is a `warn` log line with its code, so the run's warnings can be listed. */
+  async warning(w: RunWarning): Promise<void> {
+    await this.log('warn', `[${w.code}] step ${w.step}: ${w.message}`, w.code);
+  }
+
+  /** Live progress is best effort, never retried: the next update replaces it. Clients reload the run on the status notice. */
+  async progress(p: RunProgress): Promise<void> {
+    try {
+      await this.db.run.update({ where: { id: this.runId }, data: { progress: p as object } });
+      await this.notify({ type: 'status' });
+    } catch {
+      // the database is away for a moment: the trainer goes on
+    }
   }
 
   /** The trainer waits while the database is away, so no buffered step is lost. */

@@ -67,7 +67,7 @@ while (!stopping) {
     if (!run) continue; // cancelled, deleted or taken meanwhile: the row decides
     currentRun = run.id;
     await db.worker.update({ where: { id: me.id }, data: { status: 'busy', currentRunId: run.id } });
-    const result = await executeRun(db, run, abort.signal, (m) => console.log(m));
+    const result = await executeRun(db, run, abort.signal, (m) => console.log(m), { worker: me.name });
     if (result.status === 'cancelled' && stopping && result.stopReason !== USER_CANCEL) {
       // SIGTERM: the checkpoint is saved; hand the run back to the queue for another worker
       await db.run.update({
