@@ -38,7 +38,7 @@ describe('a run tells what it is doing: progress, log lines and warnings stored 
     const poll = setInterval(() => {
       void db.run.findUnique({ where: { id: run.id }, select: { progress: true } }).then((r) => {
         const p = r?.progress as { phase: string; total: number; unit: string } | null;
-        if (p) seen.add(`${p.phase} ${p.total} ${p.unit}`.trim());
+        if (p) seen.add(p.total ? `${p.phase} ${p.total} ${p.unit}` : p.phase);
       });
     }, 20);
     const result = await executeRun(db, run, new AbortController().signal, () => {}, { worker: worker.name });
