@@ -81,7 +81,9 @@ describe.skipIf(!exe)('first contact: a run launched from the form with its defa
     await expect
       .poll(() => page.getByTestId('logs').textContent(), { timeout: 30_000 })
       .toMatch(/run started on worker .* base starpo-base\/sokoban-tiny sha256 [0-9a-f]{64}/);
-    expect(await page.getByTestId('logs').textContent()).toContain('step 0: validation started (64 episodes)');
+    await expect
+      .poll(() => page.getByTestId('logs').textContent(), { timeout: 10_000 })
+      .toContain('step 0: validation started (64 episodes)');
     const logs = await api<{ message: string }[]>(`/api/runs/${id}/logs`);
     expect(logs[0]!.message).toMatch(/^run started on worker/);
 

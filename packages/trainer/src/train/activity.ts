@@ -22,8 +22,11 @@ export class RunActivity {
 
   constructor(private readonly sink: TrainSink) {}
 
-  /** A phase begins: progress 0/total, and a log line. */
-  begin(phase: RunPhase, step: number, total: number, unit: string, detail = ''): void {
+  /**
+   * A phase begins: progress 0/total, and a log line. Await it before the phase's compute, which holds the
+   * event loop for long stretches: the page then shows the phase as it starts.
+   */
+  begin(phase: RunPhase, step: number, total: number, unit: string, detail = ''): Promise<void> {
     const now = Date.now();
     if (phase === 'rollout') this.stepStartedAt = now;
     if (phase === 'validation') this.stepStartedAt = null;
@@ -41,6 +44,7 @@ export class RunActivity {
     };
     this.send(true);
     this.log('info', `step ${step}: ${phase} started${total ? ` (${total} ${unit})` : ''}${detail ? `, ${detail}` : ''}`);
+    return this.chain;
   }
 
   /** Progress within the phase; sent at most once a second unless it is the last. */

@@ -185,7 +185,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
     o.onPhase?.('validation', step);
     const t0 = performance.now();
     const v = c.rollout.validation;
-    activity.begin('validation', step, v.size, 'episodes');
+    await activity.begin('validation', step, v.size, 'episodes');
     // Validation has its own fixed-seed sampler, so it never shifts the training random stream.
     const { trajectories: trajs, metrics: m } = await evaluatePolicy(policy, tokenizer, {
       env: c.env.name,
@@ -252,7 +252,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
     // 1. rollout (or reuse the last batch: online-K)
     const fresh: boolean = reuseBatch === null || (step - 1) % c.training.rolloutReuse === 0;
     const trajs: Trajectory[] = fresh
-      ? await time('gen', () => {
+      ? await time('gen', async () => {
           const seeds = Array.from(
             { length: c.rollout.envGroups },
             (_, g) => c.rollout.trainSeedBase + (step - 1) * c.rollout.envGroups + g,
@@ -271,7 +271,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
             split: 'train' as const,
             settings,
           };
-          activity.begin('rollout', step, seeds.length * c.rollout.groupSize, 'episodes');
+          await activity.begin('rollout', step, seeds.length * c.rollout.groupSize, 'episodes');
           const onTurn = episodeProgress();
           return (
             pool
@@ -317,7 +317,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
       metrics['train/batch_size'] = samples.length;
 
       // 4. old and reference log-probs, 5. values
-      activity.begin('scoring', step, samples.length, 'samples');
+      await activity.begin('scoring', step, samples.length, 'samples');
       await time('old_log_prob', async () => {
         const score = (xs: { ids: number[] }[]) => scoreSamples(policy, xs, tokenizer.padId, SCORE_TOKENS, c.rollout.temperature);
         const s = pool
@@ -363,7 +363,7 @@ export async function train(o: TrainOptions): Promise<TrainResult> {
       const criticStats: Record<string, number[]> = {};
       const push = (into: Record<string, number[]>, k: string, v: number) => (into[k] ??= []).push(v);
       const perEpoch = Math.ceil(samples.length / c.ppo.miniBatchSize);
-      activity.begin('update', step, perEpoch * c.ppo.epochs, 'mini-batches');
+      await activity.begin('update', step, perEpoch * c.ppo.epochs, 'mini-batches');
       for (let epoch = 0; epoch < c.ppo.epochs; epoch++) {
         const order = rng.shuffle(samples);
         for (let i = 0; i < order.length; i += c.ppo.miniBatchSize) {
