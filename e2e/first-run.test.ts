@@ -75,7 +75,6 @@ describe.skipIf(!exe)('first contact: a run launched from the form with its defa
     const within = Date.now() - launched;
     expect(within).toBeLessThan(10_000);
     await expect.poll(() => page.getByTestId('phase-label').textContent(), { timeout: 120_000 }).toMatch(/^validation \d+\/64 episodes$/);
-    await page.screenshot({ path: path.join(SHOTS, 'run-in-progress.png'), fullPage: true });
 
     await page.getByRole('tab', { name: 'logs' }).click();
     await expect
@@ -96,6 +95,10 @@ describe.skipIf(!exe)('first contact: a run launched from the form with its defa
     await page.getByRole('tab', { name: 'logs' }).click();
     await expect.poll(() => page.getByTestId('logs').textContent(), { timeout: 30_000 }).toMatch(/step 1\/\d+ · success/);
     await expect.poll(() => page.getByTestId('eta').textContent(), { timeout: 60_000 }).toMatch(/ETA \d/);
+    // the README's picture of a run in progress: a phase of step 2, the ETA, the first points on the charts
+    await page.getByRole('tab', { name: 'charts' }).click();
+    await expect.poll(() => page.getByTestId('chart').count(), { timeout: 30_000 }).toBeGreaterThan(3);
+    await page.screenshot({ path: path.join(SHOTS, 'run-in-progress.png'), fullPage: false });
 
     // cancel: the button turns into a disabled "cancelling…" at once
     await page.getByTestId('cancel').click();
