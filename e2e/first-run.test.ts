@@ -91,7 +91,11 @@ describe.skipIf(!exe)('first contact: a run launched from the form with its defa
     expect(await metric(id, 'val/success', 0)).toBeGreaterThan(0);
     // the first step: the base writes the format
     await expect.poll(() => metric(id, 'train/well_formed_rate', 1), { timeout: FIRST_STEP_MS, interval: 5000 }).not.toBeNull();
-    expect(await metric(id, 'train/well_formed_rate', 1)).toBeGreaterThan(0.9);
+    const wellFormed = (await metric(id, 'train/well_formed_rate', 1))!;
+    expect(wellFormed).toBeGreaterThan(0.9);
+    console.log(
+      `first run: validation success ${await metric(id, 'val/success', 0)} before training, well-formed rate ${wellFormed} at step 1`,
+    );
     await page.getByRole('tab', { name: 'logs' }).click();
     await expect.poll(() => page.getByTestId('logs').textContent(), { timeout: 30_000 }).toMatch(/step 1\/\d+ · success/);
     await expect.poll(() => page.getByTestId('eta').textContent(), { timeout: 60_000 }).toMatch(/ETA \d/);

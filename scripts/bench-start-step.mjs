@@ -4,13 +4,14 @@
 // `starpo train --workers auto`. Prints the step and phase times side by side and their ratio (goal ≤ 1.3×).
 // Both are timed by the trainer itself (timing_s/*); on a machine shared with other work the figures are noisy.
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'starpo-bench-start-'));
+chmodSync(tmp, 0o755); // embedded Postgres runs as another user
 // one step, no validation: the step alone is compared
 const SET = ['training.steps=1', 'training.checkpointEvery=0', 'rollout.validation.every=0', 'rollout.validation.beforeTraining=false'];
 const KEYS = ['timing_s/step', 'timing_s/gen', 'timing_s/old_log_prob', 'timing_s/update_actor'];
@@ -102,8 +103,11 @@ async function startStep() {
     const series = await (await fetch(`${api}/api/runs/${run.id}/metrics?keys=${KEYS.join(',')}`, { headers: auth })).json();
     return Object.fromEntries(series.map((s) => [s.key, s.points.find((p) => p.step === 1)?.value]));
   } finally {
-    child.kill('SIGINT');
-    await new Promise((r) => child.once('exit', r));
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGINT');
+      await exited;
+    }
   }
 }
 
