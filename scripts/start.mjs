@@ -55,14 +55,14 @@ const childEnv = {
 
 /** name → { cmd, args, cwd, child, startedAt, backoffMs, tail } */
 const services = new Map();
-function supervise(name, cmd, args, cwd) {
-  services.set(name, { cmd, args, cwd, child: null, startedAt: 0, backoffMs: 1000, tail: '' });
+function supervise(name, cmd, args, cwd, extraEnv = {}) {
+  services.set(name, { cmd, args, cwd, extraEnv, child: null, startedAt: 0, backoffMs: 1000, tail: '' });
   launch(name);
 }
 
 function launch(name) {
   const s = services.get(name);
-  const child = spawn(s.cmd, s.args, { cwd: path.join(root, s.cwd), env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(s.cmd, s.args, { cwd: path.join(root, s.cwd), env: { ...childEnv, ...s.extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
   s.child = child;
   s.startedAt = Date.now();
   // Quiet mode still keeps each child's last lines, to show why it died.
@@ -113,7 +113,10 @@ function watchPostgres(db) {
 }
 
 supervise('api', process.execPath, ['dist/main.js'], 'apps/api');
-supervise('worker', process.execPath, ['dist/main.js'], 'apps/worker');
+// the worker trains on every core (one compute thread each): the API and the dashboard idle while it works
+supervise('worker', process.execPath, ['dist/main.js'], 'apps/worker', {
+  STARPO_COMPUTE_THREADS: env.STARPO_COMPUTE_THREADS ?? 'auto',
+});
 supervise(
   'web',
   process.execPath,

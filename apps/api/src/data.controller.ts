@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, NotFoundException, Param, Post, Query, Res } from '@nestjs/common';
+import { SHIPPED_BASES } from '@starpo/contracts';
 import { streamCheckpointFile, type Db } from '@starpo/db';
 import type { Response } from 'express';
 import { CurrentActor, MinRole, type Actor } from './auth/actor.js';
@@ -93,12 +94,16 @@ export class DataController {
       where: { OR: [{ teamId: a.teamId }, { teamId: null }] },
       orderBy: { createdAt: 'desc' },
     });
-    const builtin = ['starpo-tiny/nano', 'starpo-tiny/tiny', 'starpo-tiny/small'].map((name) => ({
-      id: name,
-      name,
-      source: 'builtin',
-      metrics: {},
-    }));
+    const builtin = [
+      ...SHIPPED_BASES.map((b) => ({ id: b.name, name: b.name, source: 'shipped', description: b.description, metrics: {} })),
+      ...['starpo-tiny/nano', 'starpo-tiny/tiny', 'starpo-tiny/small'].map((name) => ({
+        id: name,
+        name,
+        source: 'builtin',
+        description: 'from scratch (random weights)',
+        metrics: {},
+      })),
+    ];
     return [
       ...builtin,
       ...rows.map((b) => ({ id: b.id, name: b.name, source: b.source, metrics: b.metrics, createdAt: b.createdAt.toISOString() })),

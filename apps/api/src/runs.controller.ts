@@ -135,13 +135,17 @@ export class RunsController {
     }));
   }
 
-  /** Log lines after id `after` (for tailing). */
+  /** Log lines after id `after` (for tailing); `warnings=1`: only the warnings (lines with a code). */
   @Get(':id/logs')
-  async logs(@CurrentActor() a: Actor, @Param('id') id: string, @Query('after') after?: string) {
+  async logs(@CurrentActor() a: Actor, @Param('id') id: string, @Query('after') after?: string, @Query('warnings') warnings?: string) {
     await this.runs.find(a, id);
     const from = /^\d+$/.test(after ?? '') ? BigInt(after!) : 0n;
-    const rows = await this.db.runLog.findMany({ where: { runId: id, id: { gt: from } }, orderBy: { id: 'asc' }, take: 1000 });
-    return rows.map((l) => ({ id: String(l.id), level: l.level, message: l.message, at: l.at.toISOString() }));
+    const rows = await this.db.runLog.findMany({
+      where: { runId: id, id: { gt: from }, ...(warnings === '1' || warnings === 'true' ? { code: { not: null } } : {}) },
+      orderBy: { id: 'asc' },
+      take: 1000,
+    });
+    return rows.map((l) => ({ id: String(l.id), level: l.level, code: l.code, message: l.message, at: l.at.toISOString() }));
   }
 
   @MinRole('member')

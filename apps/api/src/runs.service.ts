@@ -13,6 +13,7 @@ import {
   ValidationError,
   type Page,
   type RunConfig,
+  type RunProgress,
   type RunSummary,
 } from '@starpo/contracts';
 import { publishRunNotice, type Db, type Prisma, type Run, type RunQueue } from '@starpo/db';
@@ -135,7 +136,9 @@ export class RunsService {
       take: q.limit + 1,
     });
     const page = rows.slice(0, q.limit);
-    const sums = await this.db.metricSummary.findMany({ where: { runId: { in: page.map((r) => r.id) }, key: { in: SUMMARY_KEYS } } });
+    const ids = page.map((r) => r.id);
+    const sums = await this.db.metricSummary.findMany({ where: { runId: { in: ids }, key: { in: SUMMARY_KEYS } } });
+    const warnings = await this.warningCodes(ids);
     const last = page.at(-1);
     return {
       items: page.map((r) =>
@@ -143,6 +146,7 @@ export class RunsService {
           r,
           sums.filter((s) => s.runId === r.id),
           this.settings.externalStaleMs,
+          warnings.get(r.id),
         ),
       ),
       nextCursor: rows.length > q.limit && last ? encodeCursor(field === 'name' ? last.name : last.createdAt.toISOString(), last.id) : null,
@@ -242,10 +246,37 @@ export class RunsService {
     await publishRunNotice(this.db, { run: id, type: 'status' }).catch(() => {});
   }
 
+  /** The warning codes each run raised (warnings are log lines with a code). */
+  private async warningCodes(runIds: string[]): Promise<Map<string, string[]>> {
+    const rows = runIds.length
+      ? await this.db.runLog.groupBy({
+          by: ['runId', 'code'],
+          where: { runId: { in: runIds }, code: { not: null } },
+          orderBy: { runId: 'asc' },
+        })
+      : [];
+    const out = new Map<string, string[]>();
+    for (const r of rows) out.set(r.runId, [...(out.get(r.runId) ?? []), r.code!]);
+    return out;
+  }
+
+  /** A queued run's place in the queue: the queued runs the workers will claim before it, plus one. */
+  private async queuePosition(run: Run): Promise<number | null> {
+    if (run.status !== 'queued') return null;
+    const ahead = await this.db.run.count({
+      where: {
+        status: 'queued',
+        kind: { not: 'external' },
+        OR: [{ createdAt: { lt: run.createdAt } }, { createdAt: run.createdAt, id: { lt: run.id } }],
+      },
+    });
+    return ahead + 1;
+  }
+
   async detail(run: Run): Promise<RunDetail> {
     const sums = await this.db.metricSummary.findMany({ where: { runId: run.id, key: { in: SUMMARY_KEYS } } });
     return {
-      ...summary(run, sums, this.settings.externalStaleMs),
+      ...summary(run, sums, this.settings.externalStaleMs, (await this.warningCodes([run.id])).get(run.id), await this.queuePosition(run)),
       config: run.config,
       webUrl: `${this.settings.webOrigin.split(',')[0]!.trim()}/runs/${run.id}`,
       notes: run.notes,
@@ -274,6 +305,8 @@ export function summary(
   r: Run,
   sums: { key: string; value: number; maxValue: number }[],
   externalStaleMs = DEFAULT_EXTERNAL_STALE_MS,
+  warnings: string[] = [],
+  queuePosition: number | null = null,
 ): RunSummary {
   // Derived, not stored: the next ingestion revives the run without any write here.
   const silent = r.kind === 'external' && r.status === 'running' && Date.now() - (r.heartbeatAt ?? r.createdAt).getTime() > externalStaleMs;
@@ -296,6 +329,9 @@ export function summary(
     finishedAt: r.finishedAt?.toISOString() ?? null,
     latest: Object.fromEntries(sums.map((s) => [s.key, s.value])),
     bestValSuccess: sums.find((s) => s.key === 'val/success')?.maxValue ?? null,
+    warnings,
+    progress: r.status === 'running' ? (r.progress as RunProgress | null) : null,
+    queuePosition,
   };
 }
 

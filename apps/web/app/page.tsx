@@ -1,8 +1,9 @@
 'use client';
-import type { Page, RunSummary } from '@starpo/contracts';
+import { progressLabel, type Page, type RunSummary } from '@starpo/contracts';
 import { useEffect, useMemo, useState } from 'react';
 import { algorithmLabel, duration, pct, when } from '../components/format';
 import { Sparkline } from '../components/Sparkline';
+import { warningTitle } from '../components/RunActivity';
 import { Progress, StatusBadge } from '../components/StatusBadge';
 import { useApi } from '../lib/api';
 
@@ -128,6 +129,13 @@ export default function RunsPage() {
                 </td>
                 <td>
                   <StatusBadge status={r.status} cancelRequested={r.cancelRequested} />
+                  {r.warnings.length ? (
+                    <span className="badge warn" title={r.warnings.map(warningTitle).join(', ')} data-testid="run-warnings-badge">
+                      {r.warnings.length} warning{r.warnings.length > 1 ? 's' : ''}
+                    </span>
+                  ) : null}
+                  {r.progress ? <div className="muted small">{progressLabel(r.progress)}</div> : null}
+                  {r.queuePosition ? <div className="muted small">#{r.queuePosition} in queue</div> : null}
                 </td>
                 <td>{r.environment}</td>
                 <td>{algorithmLabel(r)}</td>

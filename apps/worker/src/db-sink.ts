@@ -11,6 +11,7 @@ import {
   type MetricPointInput,
   type TrajectoryInput,
 } from '@starpo/db';
+import type { RunProgress, RunWarning } from '@starpo/contracts';
 import { trajectoryRecord, type CheckpointPayload, type RunStatus, type Trajectory, type TrainSink } from '@starpo/trainer';
 
 const FINISHED: RunStatus[] = ['succeeded', 'failed', 'cancelled', 'stopped_early'];
@@ -120,9 +121,28 @@ export class DbSink implements TrainSink {
   }
 
   /** Log lines are not fenced: an old owner may still say in the run's log why it stopped. */
-  async log(level: 'info' | 'warn' | 'error', message: string): Promise<void> {
-    const row = await this.retry(() => this.db.runLog.create({ data: { runId: this.runId, level, message: pgText(message) } }));
+  async log(level: 'info' | 'warn' | 'error', message: string, code?: string): Promise<void> {
+    const row = await this.retry(() =>
+      this.db.runLog.create({ data: { runId: this.runId, level, message: pgText(message), ...(code ? { code } : {}) } }),
+    );
     await this.notify({ type: 'log', id: String(row.id) });
+  }
+
+  /** A warning is a `warn` log line with its code, so the run's warnings can be listed. */
+  async warning(w: RunWarning): Promise<void> {
+    await this.log('warn', `[${w.code}] step ${w.step}: ${w.message}`, w.code);
+  }
+
+  /** Live progress is best effort, never retried: the next update replaces it. Clients reload the run on the status notice. */
+  async progress(p: RunProgress): Promise<void> {
+    try {
+      // fenced like every other run write: an old owner must not overwrite the new one's progress
+      const where = { id: this.runId, ...(this.lease !== undefined ? { leaseEpoch: this.lease } : {}) };
+      if ((await this.db.run.updateMany({ where, data: { progress: p as object } })).count === 0) return;
+      await this.notify({ type: 'status' });
+    } catch {
+      // the database is away for a moment: the trainer goes on
+    }
   }
 
   /** The trainer waits while the database is away, so no buffered step is lost. */

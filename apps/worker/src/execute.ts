@@ -1,6 +1,6 @@
 import { heartbeatRun, isLeaseLost, latestCheckpointFiles, type Db, type Run } from '@starpo/db';
 import { runConfigSchema } from '@starpo/contracts';
-import { loadBaseModel, startPool, train, type TrainResult } from '@starpo/trainer';
+import { baseWeightsChecksum, backendInfo, loadBaseModel, shippedBaseDir, startPool, train, type TrainResult } from '@starpo/trainer';
 import { DbSink, WORKER_SHUTDOWN } from './db-sink.js';
 import { executePretrain, materializeBaseModel } from './pretrain-job.js';
 
@@ -19,7 +19,7 @@ export async function executeRun(
   run: Run,
   signal: AbortSignal,
   log: (msg: string) => void,
-  opts: { cancelPollMs?: number } = {},
+  opts: { cancelPollMs?: number; worker?: string } = {},
 ): Promise<TrainResult> {
   const lease = run.leaseEpoch;
   const stop = new AbortController();
@@ -41,6 +41,7 @@ export async function executeRun(
           if (!stop.signal.aborted || stop.signal.reason !== LEASE_LOST) stop.abort(LEASE_LOST);
         } else if (r.cancelRequested && !stop.signal.aborted) {
           log(`run ${run.id}: cancel requested; stopping it`);
+          void new DbSink(db, run.id).log('warn', 'cancel requested by the user: stopping the current phase, with a checkpoint').catch(() => {});
           stop.abort(USER_CANCEL);
         }
       })
@@ -49,7 +50,7 @@ export async function executeRun(
   }, opts.cancelPollMs ?? 2000);
   try {
     if (run.kind === 'pretrain') return await executePretrain(db, run, log);
-    return await executeTraining(db, run, stop.signal, log);
+    return await executeTraining(db, run, stop.signal, log, opts.worker);
   } catch (e) {
     if (!isLeaseLost(e) && !lost) throw e;
     // Another worker owns the run now (or it was requeued or deleted): nothing more may be written for it.
@@ -64,23 +65,50 @@ export async function executeRun(
   }
 }
 
-async function executeTraining(db: Db, run: Run, signal: AbortSignal, log: (msg: string) => void): Promise<TrainResult> {
+async function executeTraining(
+  db: Db,
+  run: Run,
+  signal: AbortSignal,
+  log: (msg: string) => void,
+  worker = 'unnamed',
+): Promise<TrainResult> {
   const sink = new DbSink(db, run.id, run.leaseEpoch);
   try {
     const config = runConfigSchema.parse(run.config);
+    const claimedAt = Date.now();
+    await sink.progress({
+      phase: 'loading',
+      step: run.currentStep,
+      done: 0,
+      total: 0,
+      unit: '',
+      startedAt: claimedAt,
+      at: claimedAt,
+      stepStartedAt: null,
+      stepSeconds: null,
+      validationSeconds: null,
+    });
     const ckpt = await latestCheckpointFiles(db, run.id);
     const stored = await materializeBaseModel(db, run.teamId, config.model.base);
     let base;
+    let sha: string | null;
     try {
       base = loadBaseModel(config.model.base, config.training.seed, () => stored?.dir);
+      sha = baseWeightsChecksum(stored?.dir ?? shippedBaseDir(config.model.base) ?? config.model.base);
     } finally {
       stored?.cleanup(); // the weights are in memory now
     }
     log(
       `run ${run.id} (${run.name}): ${config.env.name}, ${config.algorithm.advEstimator}, ${config.training.steps} steps${ckpt ? `, resuming from step ${ckpt.step}` : ''}`,
     );
-    // CPU backends: rollouts and gradients shared by this many threads (default one)
-    const pool = await startPool(process.env.STARPO_COMPUTE_THREADS ?? '1', base.model, base.tokenizer, log);
+    // CPU backends: rollouts and gradients shared by this many threads (default one; `npm start` sets auto)
+    const threads = process.env.STARPO_COMPUTE_THREADS ?? '1';
+    const pool = await startPool(threads, base.model, base.tokenizer, log);
+    const backend = backendInfo();
+    await sink.log(
+      'info',
+      `run ${ckpt ? `resumed from step ${ckpt.step}` : 'started'} on worker ${worker}: backend ${backend?.name ?? '?'} (${backend?.device ?? '?'}), ${pool ? pool.size + 1 : 1} compute thread(s) (STARPO_COMPUTE_THREADS=${threads}); base ${config.model.base} ${sha ? `sha256 ${sha}` : '(random init: from scratch)'}; ${config.env.name}, ${config.algorithm.advEstimator}, ${config.training.steps} steps`,
+    );
     try {
       return await train({ config, base, sink, signal, resume: ckpt?.files, pool });
     } finally {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { RunProgress } from './run-activity.js';
 
 /** POST /api/runs body: a preset plus overrides (any RunConfig subset), with metadata. */
 export const createRunSchema = z
@@ -41,6 +42,12 @@ export interface RunSummary {
   latest: Record<string, number>;
   /** Best validation success so far. */
   bestValSuccess: number | null;
+  /** Codes of the warnings the run raised (RUN_WARNING_CODES), each once. */
+  warnings: string[];
+  /** What the worker is doing now (running runs only). */
+  progress: RunProgress | null;
+  /** 1 = next to be claimed (queued runs only). */
+  queuePosition: number | null;
 }
 
 export interface MetricSeries {

@@ -61,6 +61,8 @@ export interface LogEvent {
   runId: string;
   id: string;
   level: string;
+  /** Set on warnings (RUN_WARNING_CODES). */
+  code?: string | null;
   message: string;
   at: string;
 }

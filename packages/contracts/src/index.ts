@@ -5,3 +5,5 @@ export * from './build-config.js';
 export * from './envs-info.js';
 export * from './api.js';
 export * from './events.js';
+export * from './bases.js';
+export * from './run-activity.js';

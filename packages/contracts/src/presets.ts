@@ -1,3 +1,4 @@
+import { defaultBase, shippedBase } from './bases.js';
 import type { RunConfigInput } from './run-config.js';
 
 type DeepPartial<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
@@ -81,7 +82,6 @@ export const PRESETS: Record<PresetName, Preset> = {
     // constant lr every run rose for 10–30 steps and then drifted off (S10-H2, S10-M); the cosine decay
     // to 0 by step 80 (about the hour) is what held the gain (S11-N).
     overrides: merge(stabilized, {
-      model: { base: 'starpo-tiny/tiny' },
       algorithm: {
         advEstimator: 'turn_return',
         highLevelGamma: 0,
@@ -127,7 +127,10 @@ export function presetOverrides(preset: PresetName, overrides: RunConfigOverride
   const p = PRESETS[preset];
   const envName = overrides.env?.name ?? p.overrides.env?.name ?? 'sokoban';
   const envConfig = p.envConfig?.[envName];
-  return envConfig ? merge(p.overrides, { env: { name: envName, config: envConfig } }) : p.overrides;
+  // the environment's shipped base unless the caller names one; its pretraining settings under the preset's
+  const base = overrides.model?.base ?? p.overrides.model?.base ?? defaultBase(envName);
+  const baseEnv = shippedBase(base)?.env === envName ? shippedBase(base)!.envConfig : undefined;
+  return merge(p.overrides, { model: { base }, env: { name: envName, config: { ...baseEnv, ...envConfig } } });
 }
 
 export function isPresetName(name: string): name is PresetName {

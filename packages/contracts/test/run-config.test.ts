@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  SCRATCH_BASE,
+  defaultBase,
   PRESETS,
   PRESET_NAMES,
   ValidationError,
@@ -125,7 +127,7 @@ describe('presets', () => {
     expect(built['starpo-s-grpo']).toMatchObject({ algorithm: { advEstimator: 'grpo' }, filter: { ratio: 0.25 } });
     expect(built.gigpo).toMatchObject({ algorithm: { advEstimator: 'gigpo', gamma: 0.95 } });
     expect(built['quick-cpu']).toMatchObject({
-      model: { base: 'starpo-tiny/tiny' },
+      model: { base: 'starpo-base/sokoban-tiny' },
       algorithm: {
         advEstimator: 'turn_return',
         highLevelGamma: 0,
@@ -162,7 +164,21 @@ describe('presets', () => {
     expect(buildRunConfig('quick-cpu').env.config.rewardShaping).toBe('solver_distance');
     expect(buildRunConfig('quick-cpu', { env: { name: 'frozenlake' } }).env.config.rewardShaping).toBe('goal_distance');
     expect(buildRunConfig('starpo-s-grpo').env.config.rewardShaping).toBe('none');
-    expect(buildRunConfig('starpo-s-grpo').env.config.observationFormat).toBe('grid');
+    // the shipped Sokoban base reads positions; from scratch the environment's own default stays
+    expect(buildRunConfig('starpo-s-grpo').env.config.observationFormat).toBe('grid_coord');
+    expect(buildRunConfig('starpo-s-grpo', { model: { base: SCRATCH_BASE } }).env.config.observationFormat).toBe('grid');
+  });
+
+  it('every preset starts from the shipped base of its environment unless the run names a base', () => {
+    for (const preset of PRESET_NAMES) {
+      expect(buildRunConfig(preset, { env: { name: 'sokoban' } }).model.base).toBe('starpo-base/sokoban-tiny');
+      expect(buildRunConfig(preset, { env: { name: 'frozenlake' } }).model.base).toBe('starpo-base/frozenlake-tiny');
+      expect(buildRunConfig(preset, { env: { name: 'bandit' } }).model.base).toBe(SCRATCH_BASE);
+      expect(buildRunConfig(preset, { env: { name: 'sokoban' }, model: { base: 'starpo-tiny/nano' } }).model.base).toBe('starpo-tiny/nano');
+    }
+    expect(defaultBase('sokoban')).toBe('starpo-base/sokoban-tiny');
+    // without a preset the overrides are the whole config: from scratch
+    expect(buildRunConfig(undefined, { env: { name: 'sokoban' } }).model.base).toBe(SCRATCH_BASE);
   });
 
   it('user overrides win over the preset', () => {

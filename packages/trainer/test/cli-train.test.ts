@@ -9,8 +9,8 @@ const bin = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 
 describe('starpo train (smoke)', () => {
   // The preset's batch is shrunk (16 trajectories, 8 validation episodes) and replies capped at 64 tokens to
-  // keep CI short: an untrained model writes maximal replies for all 5 turns, the most expensive case (at 96
-  // tokens its ~1,900-token dialogues, with grid_coord observations, come close to wasm's memory limit).
+  // keep CI short (the run starts from the shipped Sokoban base; an untrained model writes maximal replies for
+  // all 5 turns, whose ~1,900-token dialogues at 96 tokens come close to wasm's memory limit).
   it('`starpo train --preset quick-cpu --env sokoban --steps 3` completes and writes metrics, trajectories and checkpoints', () => {
     const out = mkdtempSync(path.join(os.tmpdir(), 'starpo-train-'));
     try {

@@ -110,7 +110,15 @@ export class EventsGateway implements OnGatewayInit {
       to.emit(LIVE.trajectories, ev);
     } else if (n.type === 'log' && /^\d+$/.test(n.id)) {
       const l = await this.db.runLog.findUnique({ where: { id: BigInt(n.id) } });
-      if (l) to.emit(LIVE.log, { runId: n.run, id: n.id, level: l.level, message: l.message, at: l.at.toISOString() } satisfies LogEvent);
+      if (l)
+        to.emit(LIVE.log, {
+          runId: n.run,
+          id: n.id,
+          level: l.level,
+          code: l.code,
+          message: l.message,
+          at: l.at.toISOString(),
+        } satisfies LogEvent);
     }
   }
 

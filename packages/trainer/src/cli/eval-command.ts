@@ -6,7 +6,7 @@ import { initBackend, type BackendChoice } from '../backend.js';
 import { startPool, WORKERS_HELP } from '../parallel/start.js';
 import { evaluateSamples } from '../train/evaluate.js';
 import { rolloutSettings } from '../train/loop.js';
-import { loadBaseModel } from '../train/models.js';
+import { baseWeightsChecksum, loadBaseModel, shippedBaseDir } from '../train/models.js';
 import { PhaseProgress } from './progress.js';
 
 const pct = (x: number | undefined) => `${(100 * (x ?? 0)).toFixed(1)}%`;
@@ -36,7 +36,10 @@ export function registerEvalCommand(program: Command, out: (line: string) => voi
   program
     .command('eval')
     .description('Validation episodes of a base model or training checkpoint on fixed seeds (success, format, diagnostics)')
-    .requiredOption('--model <dir>', 'base model folder or a checkpoint folder (…/checkpoints/step-000020)')
+    .option(
+      '--model <dir>',
+      "base model folder, a checkpoint folder (…/checkpoints/step-000020) or a base name (default: the preset's base for --env)",
+    )
     .option('--env <name>', 'environment (default: the one the model was pretrained or trained on)')
     .option('--preset <name>', 'preset for the rollout settings when the folder has no run-config.json', 'quick-cpu')
     .option('--episodes <n>', 'episodes, one per seed', '256')
@@ -54,8 +57,11 @@ export function registerEvalCommand(program: Command, out: (line: string) => voi
       const samples = Number(o.samples);
       if (!Number.isInteger(samples) || samples < 1) throw new Error('--samples must be a positive integer');
       await initBackend(o.backend as BackendChoice, out);
-      const base = loadBaseModel(o.model!, 0);
-      const c = evalConfig({ model: o.model!, preset: o.preset!, env: o.env, set: o.set }, base.meta);
+      o.model ??= buildRunConfig(o.preset, { env: { name: o.env ?? 'sokoban' } }).model.base;
+      const base = loadBaseModel(o.model, 0);
+      const sha = baseWeightsChecksum(shippedBaseDir(o.model) ?? o.model);
+      out(`model ${o.model}${sha ? ` (weights sha256 ${sha.slice(0, 12)})` : ' (random init)'}`);
+      const c = evalConfig({ model: o.model, preset: o.preset!, env: o.env, set: o.set }, base.meta);
       const pool = await startPool(o.workers, base.model, base.tokenizer, out);
       const progress = new PhaseProgress();
       progress.phase('evaluation', episodes * samples);

@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
-import type { RunConfig } from '@starpo/contracts';
+import type { RunConfig, RunWarning } from '@starpo/contracts';
 import { REWARD_ONLY_CONFIG_KEYS, Rng, createEnv } from '@starpo/envs';
 import { EarlyStopper, type StopRule } from '../algo/early-stop.js';
 import { adjustBatch, filterGroups } from '../algo/filter.js';
@@ -20,6 +20,9 @@ import { learningRateAt } from './lr-schedule.js';
 import { AdamW } from './optimizer.js';
 import type { RunStatus, TrainSink } from './sink.js';
 import { actorStep, criticStep } from './update.js';
+import { RunActivity } from './activity.js';
+import { stepSummary } from './step-summary.js';
+import { LearningWatch } from './warnings.js';
 import type { ComputePool } from '../parallel/pool.js';
 import { StopRequested, stopReason, throwIfStopped } from '../util/stop.js';
 
@@ -59,6 +62,7 @@ interface SavedState {
   step: number;
   rng: number[];
   stopper: EarlyStopper['state'];
+  watch?: LearningWatch['state'];
   reuse: { seedsStep: number } | null;
   /** The step's validation was cut short by a stop: a resumed run runs it first. */
   pendingValidation?: boolean;
@@ -144,6 +148,27 @@ async function trainLoop(o: TrainOptions, at: StopPoint): Promise<TrainResult> {
       )
     : null;
   const stopper = new EarlyStopper(c.earlyStopping);
+  const watch = new LearningWatch(c);
+  const activity = new RunActivity(o.sink);
+  const warn = async (ws: RunWarning[]) => {
+    for (const w of ws) {
+      await activity.settled();
+      if (o.sink.warning) await o.sink.warning(w);
+      else await o.sink.log('warn', w.message);
+    }
+  };
+  // turn-level progress of a rollout: an episode counts as done once it is no longer active
+  const episodeProgress = () => {
+    let before = 0;
+    let chunk = 0;
+    return (turn: number, active: number) => {
+      if (turn === 1) {
+        before += chunk;
+        chunk = active;
+      }
+      activity.advance(before + chunk - active);
+    };
+  };
   let rng = new Rng(c.training.seed);
   let startStep = 1;
   let reuseBatch: { trajs: Trajectory[]; seedsStep: number } | null = null;
@@ -159,6 +184,7 @@ async function trainLoop(o: TrainOptions, at: StopPoint): Promise<TrainResult> {
     const st = parseJsonFile<SavedState>(f.get('state.json')!);
     rng = new Rng(st.rng);
     stopper.state = st.stopper;
+    if (st.watch) watch.state = st.watch;
     startStep = st.step + 1;
     pendingValidation = st.pendingValidation === true && st.step > 0;
     await o.sink.log('info', `resumed from the checkpoint of step ${st.step}`);
@@ -171,6 +197,7 @@ async function trainLoop(o: TrainOptions, at: StopPoint): Promise<TrainResult> {
       step,
       rng: rng.getState(),
       stopper: stopper.state,
+      watch: watch.state,
       reuse: reuseBatch ? { seedsStep: reuseBatch.seedsStep } : null,
       ...(opts.pendingValidation ? { pendingValidation: true } : {}),
     };
@@ -191,6 +218,7 @@ async function trainLoop(o: TrainOptions, at: StopPoint): Promise<TrainResult> {
     o.onPhase?.('validation', step);
     const t0 = performance.now();
     const v = c.rollout.validation;
+    await activity.begin('validation', step, v.size, 'episodes');
     // Validation has its own fixed-seed sampler, so it never shifts the training random stream.
     const { trajectories: trajs, metrics: m } = await evaluatePolicy(policy, tokenizer, {
       env: c.env.name,
@@ -204,15 +232,21 @@ async function trainLoop(o: TrainOptions, at: StopPoint): Promise<TrainResult> {
       samplerSeed: v.seedBase + step,
       pool,
       signal: o.signal,
+      onTurn: episodeProgress(),
     });
     validationSecs = (performance.now() - t0) / 1000;
+    const success = m[`val/${c.env.name}/success`] ?? 0;
+    activity.end(`success ${(100 * success).toFixed(1)}%, well-formed ${(100 * (m['val/well_formed_rate'] ?? 0)).toFixed(1)}%`);
     m['timing_s/testing'] = validationSecs;
     await o.sink.metrics(step, m);
     await o.sink.trajectories(step, trajs, () => null);
+    await warn(watch.onValidation(step, success));
     return stopper.onValidation({ [`val/${c.env.name}/success`]: m[`val/${c.env.name}/success`] ?? 0 });
   };
 
   const finish = async (status: RunStatus, step: number, stopReason?: string): Promise<TrainResult> => {
+    activity.log(status === 'cancelled' ? 'warn' : 'info', `run ${status} at step ${step}${stopReason ? ` (${stopReason})` : ''}`);
+    await activity.settled();
     await o.sink.status({ status, step, totalSteps: total, stopReason });
     critic?.dispose();
     ref?.dispose();
@@ -272,7 +306,7 @@ async function trainLoop(o: TrainOptions, at: StopPoint): Promise<TrainResult> {
     // 1. rollout (or reuse the last batch: online-K)
     const fresh: boolean = reuseBatch === null || (step - 1) % c.training.rolloutReuse === 0;
     const trajs: Trajectory[] = fresh
-      ? await time('gen', () => {
+      ? await time('gen', async () => {
           const seeds = Array.from(
             { length: c.rollout.envGroups },
             (_, g) => c.rollout.trainSeedBase + (step - 1) * c.rollout.envGroups + g,
@@ -291,9 +325,13 @@ async function trainLoop(o: TrainOptions, at: StopPoint): Promise<TrainResult> {
             split: 'train' as const,
             settings,
           };
-          return pool
-            ? pool.rollout(policy, tokenizer, req, sampling, rng)
-            : rollout(req, new PolicyResponder(policy, tokenizer, { ...sampling, signal: o.signal }), tokenizer, rng);
+          await activity.begin('rollout', step, seeds.length * c.rollout.groupSize, 'episodes');
+          const onTurn = episodeProgress();
+          return (
+            pool
+              ? pool.rollout(policy, tokenizer, req, sampling, rng, onTurn)
+              : rollout(req, new PolicyResponder(policy, tokenizer, { ...sampling, signal: o.signal }), tokenizer, rng, onTurn)
+          ).finally(() => activity.end());
         })
       : reuseBatch!.trajs;
     if (fresh) reuseBatch = { trajs, seedsStep: step };
@@ -330,6 +368,7 @@ async function trainLoop(o: TrainOptions, at: StopPoint): Promise<TrainResult> {
       metrics['train/batch_size'] = samples.length;
 
       // 4. old and reference log-probs, 5. values
+      await activity.begin('scoring', step, samples.length, 'samples');
       await time('old_log_prob', async () => {
         const score = (xs: { ids: number[] }[]) => scoreSamples(policy, xs, tokenizer.padId, SCORE_TOKENS, c.rollout.temperature);
         const s = pool
@@ -355,6 +394,7 @@ async function trainLoop(o: TrainOptions, at: StopPoint): Promise<TrainResult> {
           samples.forEach((x, i) => (x.values = v[i]!));
         });
       }
+      activity.end();
       // 6. advantages
       await time('adv', async () => computeAdvantages(samples, c));
       const maskedAdv = samples.flatMap((s) => s.advantages.filter((_, t) => s.mask[t]));
@@ -373,6 +413,8 @@ async function trainLoop(o: TrainOptions, at: StopPoint): Promise<TrainResult> {
       const actorStats: Record<string, number[]> = {};
       const criticStats: Record<string, number[]> = {};
       const push = (into: Record<string, number[]>, k: string, v: number) => (into[k] ??= []).push(v);
+      const perEpoch = Math.ceil(samples.length / c.ppo.miniBatchSize);
+      await activity.begin('update', step, perEpoch * c.ppo.epochs, 'mini-batches');
       for (let epoch = 0; epoch < c.ppo.epochs; epoch++) {
         const order = rng.shuffle(samples);
         for (let i = 0; i < order.length; i += c.ppo.miniBatchSize) {
@@ -390,8 +432,10 @@ async function trainLoop(o: TrainOptions, at: StopPoint): Promise<TrainResult> {
           push(actorStats, 'actor/grad_norm', r.gradNorm);
           push(actorStats, 'actor/skipped_steps', r.skipped);
           for (const [k, v] of Object.entries(r.extra)) push(actorStats, `actor/${k === 'entropy' ? 'entropy_loss' : k}`, v);
+          activity.advance(epoch * perEpoch + i / c.ppo.miniBatchSize + 1);
         }
       }
+      activity.end();
       for (const [k, v] of Object.entries({ ...actorStats, ...criticStats }))
         metrics[k] = k.endsWith('skipped_steps') ? v.reduce((a, b) => a + b, 0) : mean(v);
       metrics['actor/lr'] = actorOpt.settings.lr;
@@ -406,6 +450,9 @@ async function trainLoop(o: TrainOptions, at: StopPoint): Promise<TrainResult> {
     let rule = stopper.onStep({ emptyAfterFilter: filt.kept.length === 0, inGroupRewardStd: inGroupStd });
     if (rule) metrics[`early_stopped/${rule}`] = 1;
     await o.sink.metrics(step, metrics);
+    activity.stepDone(timing['timing_s/step']);
+    activity.log('info', stepSummary(step, total, metrics));
+    await warn(watch.onStep(step, metrics));
     if (c.training.trainTrajectoryShare > 0) {
       const share = c.training.trainTrajectoryShare;
       const stored = share >= 1 ? trajs : trajs.filter((_, i) => (i * 0.618034) % 1 < share);

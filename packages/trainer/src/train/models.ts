@@ -1,4 +1,7 @@
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { shippedBase } from '@starpo/contracts';
 import { STARPO_TINY_SIZES, starpoTinyConfig, type StarpoTinySize } from '../model/config.js';
 import { Qwen2Model } from '../model/qwen2.js';
 import { loadModelDir, type ModelBundle } from '../model/storage.js';
@@ -25,8 +28,28 @@ export function loadBaseModel(base: string, seed: number, resolveName?: (name: s
       meta: { kind: 'starpo-tiny', size, scratch: true },
     };
   }
-  const dir = existsSync(base) ? base : resolveName?.(base);
+  const shipped = shippedBaseDir(base);
+  if (shipped && !existsSync(path.join(shipped, 'model.safetensors')))
+    throw new Error(`the shipped base "${base}" is missing from ${shipped}; \`npm run bases\` builds it`);
+  const dir = existsSync(base) ? base : (shipped ?? resolveName?.(base));
   if (!dir || !existsSync(dir)) throw new Error(`base model "${base}" not found (a folder, a stored base model, or starpo-tiny/<size>)`);
   if (existsSync(path.join(dir, 'starpo.json'))) return loadModelDir(dir);
   return { model: loadHfModel(dir), tokenizer: HfTokenizer.fromDir(dir), meta: { kind: 'huggingface', dir } };
+}
+
+/** Where the shipped bases live: STARPO_BASES_DIR, else the repository's models/bases (this file is <repo>/packages/trainer/{src,dist}/train/). */
+export function shippedBasesDir(): string {
+  return process.env.STARPO_BASES_DIR ?? fileURLToPath(new URL('../../../../models/bases/', import.meta.url));
+}
+
+/** The folder of a shipped base (`starpo-base/…`), or undefined for any other name. */
+export function shippedBaseDir(name: string): string | undefined {
+  const b = shippedBase(name);
+  return b ? path.join(shippedBasesDir(), b.folder) : undefined;
+}
+
+/** sha256 of a base folder's weights (the first 12 hex digits identify it in logs), or null for a random init. */
+export function baseWeightsChecksum(dir: string | undefined): string | null {
+  const file = dir ? ['model.safetensors', 'policy.safetensors'].map((f) => path.join(dir, f)).find((f) => existsSync(f)) : undefined;
+  return file ? createHash('sha256').update(readFileSync(file)).digest('hex') : null;
 }

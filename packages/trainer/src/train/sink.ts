@@ -1,3 +1,4 @@
+import type { RunProgress, RunWarning } from '@starpo/contracts';
 import type { Trajectory } from '../rollout/types.js';
 
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'stopped_early';
@@ -18,6 +19,10 @@ export interface TrainSink {
   trajectories(step: number, trajectories: Trajectory[], kept: (t: Trajectory) => boolean | null): Promise<void>;
   checkpoint(payload: CheckpointPayload): Promise<void>;
   log(level: 'info' | 'warn' | 'error', message: string): Promise<void>;
+  /** Live phase progress (optional: a sink without it just sees fewer updates). */
+  progress?(p: RunProgress): Promise<void>;
+  /** A warning that the run's training signal is missing; a sink without it gets the message as a `warn` log line. */
+  warning?(w: RunWarning): Promise<void>;
 }
 
 /** A sink that only collects, for tests and embedding. */
@@ -27,6 +32,8 @@ export class MemorySink implements TrainSink {
   trajs: { step: number; count: number; split: string }[] = [];
   checkpoints: CheckpointPayload[] = [];
   logs: string[] = [];
+  progressed: RunProgress[] = [];
+  warnings: RunWarning[] = [];
   async status(u: { status: RunStatus; step: number; stopReason?: string }): Promise<void> {
     this.statuses.push(u);
   }
@@ -41,5 +48,11 @@ export class MemorySink implements TrainSink {
   }
   async log(_level: string, message: string): Promise<void> {
     this.logs.push(message);
+  }
+  async progress(p: RunProgress): Promise<void> {
+    this.progressed.push(p);
+  }
+  async warning(w: RunWarning): Promise<void> {
+    this.warnings.push(w);
   }
 }

@@ -1,5 +1,5 @@
 'use client';
-import { configDiff, PRESETS, buildRunConfig, type LogEvent, type StatusEvent } from '@starpo/contracts';
+import { configDiff, PRESETS, buildRunConfig, type RunProgress, type StatusEvent } from '@starpo/contracts';
 import { useParams, useRouter } from 'next/navigation';
 import { useEffect, useMemo, useState } from 'react';
 import { algorithmLabel, duration, pct, when } from '../../../components/format';
@@ -7,6 +7,7 @@ import { DiagnosticsTab } from '../../../components/DiagnosticsTab';
 import { RunCharts } from '../../../components/RunCharts';
 import { Progress, StatusBadge } from '../../../components/StatusBadge';
 import { TrajectoriesTab } from '../../../components/TrajectoriesTab';
+import { LogsTab, PhaseProgress, WarningsPanel } from '../../../components/RunActivity';
 import { useApi, useGet } from '../../../lib/api';
 
 interface RunDetail {
@@ -31,6 +32,9 @@ interface RunDetail {
   latest: Record<string, number>;
   config: Record<string, unknown>;
   resumeCount: number;
+  warnings: string[];
+  progress: RunProgress | null;
+  queuePosition: number | null;
 }
 type Tab = 'charts' | 'trajectories' | 'diagnostics' | 'config' | 'checkpoints' | 'logs';
 type TrajectoryFilter = Partial<Record<'flag' | 'from' | 'to' | 'split', string>>;
@@ -43,6 +47,8 @@ export default function RunPage() {
   const [tab, setTab] = useState<Tab>('charts');
   const [trajectoryFilter, setTrajectoryFilter] = useState<TrajectoryFilter>({});
   const [actionError, setActionError] = useState('');
+  // set on click, before the API answers: the button must not invite a second click
+  const [cancelClicked, setCancelClicked] = useState(false);
 
   useEffect(() => {
     const s = socket();
@@ -59,13 +65,15 @@ export default function RunPage() {
     };
   }, [id, socket]);
 
-  async function act(path: string, method = 'POST') {
+  async function act(path: string, method = 'POST'): Promise<boolean> {
     setActionError('');
     try {
       await call(method, path);
       reload();
+      return true;
     } catch (e) {
       setActionError((e as Error).message);
+      return false;
     }
   }
 
@@ -75,15 +83,8 @@ export default function RunPage() {
     );
   if (!run) return <p className="muted">Loading…</p>;
   const finished = ['succeeded', 'failed', 'cancelled', 'stopped_early'].includes(run.status);
-  const eta =
-    run.status === 'running' && run.startedAt && run.currentStep > 0 && run.totalSteps > 0
-      ? duration(
-          new Date().toISOString(),
-          new Date(
-            Date.now() + ((Date.now() - Date.parse(run.startedAt)) / run.currentStep) * (run.totalSteps - run.currentStep),
-          ).toISOString(),
-        )
-      : null;
+  const cancelling = !finished && (cancelClicked || run.cancelRequested);
+  const validationEvery = Number((run.config.rollout as { validation?: { every?: number } } | undefined)?.validation?.every ?? 0);
 
   return (
     <div>
@@ -92,8 +93,15 @@ export default function RunPage() {
         <StatusBadge status={run.status} cancelRequested={run.cancelRequested} />
         <span className="spacer" />
         {!finished ? (
-          <button onClick={() => act(`/api/runs/${id}/cancel`)} data-testid="cancel">
-            Cancel
+          <button
+            disabled={cancelling}
+            onClick={() => {
+              setCancelClicked(true);
+              void act(`/api/runs/${id}/cancel`).then((ok) => ok || setCancelClicked(false));
+            }}
+            data-testid="cancel"
+          >
+            {cancelling ? 'cancelling…' : 'Cancel'}
           </button>
         ) : null}
         {['failed', 'cancelled'].includes(run.status) && run.kind === 'train' ? (
@@ -134,9 +142,9 @@ export default function RunPage() {
         <span>
           <b>Duration</b> {duration(run.startedAt, run.finishedAt)}
         </span>
-        {eta ? (
-          <span>
-            <b>ETA</b> {eta}
+        {run.status === 'queued' && run.queuePosition ? (
+          <span data-testid="queue-position">
+            <b>Queued</b> {run.queuePosition === 1 ? 'next for a worker' : `position ${run.queuePosition} in the queue`}
           </span>
         ) : null}
         <span>
@@ -153,6 +161,15 @@ export default function RunPage() {
           </span>
         ) : null}
       </div>
+      {run.status === 'running' && run.progress ? (
+        <PhaseProgress
+          progress={run.progress}
+          currentStep={run.currentStep}
+          totalSteps={run.totalSteps}
+          validationEvery={validationEvery}
+        />
+      ) : null}
+      <WarningsPanel runId={id} codes={run.warnings} />
       {run.error ? <pre className="panel error">{run.error}</pre> : null}
       <nav className="tabs" role="tablist">
         {(['charts', 'trajectories', 'diagnostics', 'config', 'checkpoints', 'logs'] as Tab[]).map((t) => (
@@ -266,29 +283,5 @@ function CheckpointsTab({ runId, base }: { runId: string; base: string }) {
         ))}
       </tbody>
     </table>
-  );
-}
-
-function LogsTab({ runId }: { runId: string }) {
-  const { socket } = useApi();
-  const { data, error } = useGet<LogEvent[]>(`/api/runs/${runId}/logs`);
-  const [live, setLive] = useState<LogEvent[]>([]);
-  useEffect(() => {
-    const s = socket();
-    const on = (l: LogEvent) => l.runId === runId && setLive((x) => [...x, l]);
-    s.on('log', on);
-    return () => void s.off('log', on);
-  }, [runId, socket]);
-  if (error) return <p className="error">{error.message}</p>;
-  const lines = [...(data ?? []), ...live.filter((l) => !(data ?? []).some((d) => d.id === l.id))];
-  if (!lines.length) return <div className="panel empty">No log lines.</div>;
-  return (
-    <pre className="panel logs">
-      {lines.map((l) => (
-        <div key={l.id} className={`log-${l.level}`}>
-          {new Date(l.at).toLocaleTimeString()} {l.level.padEnd(5)} {l.message}
-        </div>
-      ))}
-    </pre>
   );
 }

@@ -1,5 +1,14 @@
 'use client';
-import { buildRunConfig, PRESET_NAMES, PRESETS, ValidationError, type RunConfigOverrides } from '@starpo/contracts';
+import {
+  buildRunConfig,
+  PRESET_NAMES,
+  PRESETS,
+  SCRATCH_BASE,
+  SCRATCH_HINT,
+  shippedBase,
+  ValidationError,
+  type RunConfigOverrides,
+} from '@starpo/contracts';
 import { createEnv, type EnvSnapshot } from '@starpo/envs';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { Suspense, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
@@ -43,11 +52,11 @@ function NewRunForm() {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState('');
   const [seed, setSeed] = useState(0);
-  const [bases, setBases] = useState<{ name: string }[]>([]);
+  const [bases, setBases] = useState<{ name: string; source: string; description?: string }[]>([]);
   const from = params.get('from');
 
   useEffect(() => {
-    call<{ name: string }[]>('GET', '/api/base-models')
+    call<{ name: string; source: string; description?: string }[]>('GET', '/api/base-models')
       .then(setBases)
       .catch(() => {});
   }, [call]);
@@ -148,11 +157,19 @@ function NewRunForm() {
               <option>bandit</option>
             </select>
           </Field>
-          <Field label="Base model" error={shown['model.base']} hint="a starpo-tiny size (from scratch) or a pretrained base model">
+          <Field label="Base model" error={shown['model.base']} hint={baseHint(built.config?.model.base)}>
             <select name="base" value={base} onChange={(e) => setBase(e.target.value)}>
-              <option value="">preset default</option>
-              {bases.map((b) => (
-                <option key={b.name}>{b.name}</option>
+              <option value="">
+                preset default
+                {preset && built.config
+                  ? `: ${built.config.model.base}${built.config.model.base.startsWith('starpo-tiny/') ? ' (from scratch)' : ''}`
+                  : ''}
+              </option>
+              {(bases.length ? bases : [{ name: SCRATCH_BASE, source: 'builtin' }]).map((b) => (
+                <option key={b.name} value={b.name}>
+                  {b.name}
+                  {b.source === 'builtin' ? ' (from scratch)' : b.source === 'shipped' ? ' (pretrained, shipped)' : ' (pretrained)'}
+                </option>
               ))}
             </select>
           </Field>
@@ -208,6 +225,14 @@ function NewRunForm() {
       </div>
     </form>
   );
+}
+
+/** One line on what the chosen base means for the run. */
+function baseHint(base: string | undefined): string {
+  if (!base) return 'a pretrained base model, or a starpo-tiny size from scratch';
+  if (base.startsWith('starpo-tiny/')) return SCRATCH_HINT;
+  const shipped = shippedBase(base);
+  return shipped ? `${shipped.description}: writes well-formed replies and plays from step 1.` : 'a base model pretrained by your team';
 }
 
 export default function NewRunPage() {

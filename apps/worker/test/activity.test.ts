@@ -1,0 +1,67 @@
+import { buildRunConfig } from '@starpo/contracts';
+import { claimRun, createDb, type Db } from '@starpo/db';
+import { freshDatabase, type TestDatabase } from '@starpo/db/testing';
+import { initBackend } from '@starpo/trainer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { executeRun } from '../src/execute.js';
+import { registerWorker } from '../src/registration.js';
+
+describe('a run tells what it is doing: progress, log lines and warnings stored with it', () => {
+  let t: TestDatabase;
+  let db: Db;
+  beforeAll(async () => {
+    await initBackend('wasm');
+    t = await freshDatabase();
+    db = createDb(t.url);
+  });
+  afterAll(async () => {
+    await db.$disconnect();
+    await t.drop();
+  });
+
+  it('stores the start line (worker, backend, threads, base), phase lines, step lines, the progress and the warnings of a from-scratch run', async () => {
+    const config = buildRunConfig('quick-cpu', {
+      env: { name: 'bandit' },
+      model: { base: 'starpo-tiny/nano' },
+      rollout: { envGroups: 2, groupSize: 2, maxNewTokens: 8, validation: { size: 2, every: 1 } },
+      ppo: { miniBatchSize: 2, microBatchSize: 2, epochs: 1 },
+      training: { steps: 2, checkpointEvery: 0 },
+    });
+    const team = await db.team.create({ data: { name: 'lab' } });
+    const created = await db.run.create({
+      data: { teamId: team.id, name: 'a1', config: config as object, environment: 'bandit', algorithm: 'turn_return', totalSteps: 2 },
+    });
+    const worker = await registerWorker(db, { backend: 'wasm', device: 'test', hasGpu: false });
+    const run = (await claimRun(db, created.id, worker.id, false))!;
+    // progress polled while the run goes: the loading phase from the claim on, then the phases with their counts
+    const seen = new Set<string>();
+    const poll = setInterval(() => {
+      void db.run.findUnique({ where: { id: run.id }, select: { progress: true } }).then((r) => {
+        const p = r?.progress as { phase: string; total: number; unit: string } | null;
+        if (p) seen.add(p.total ? `${p.phase} ${p.total} ${p.unit}` : p.phase);
+      });
+    }, 20);
+    const result = await executeRun(db, run, new AbortController().signal, () => {}, { worker: worker.name });
+    clearInterval(poll);
+    expect(result.status).toBe('succeeded');
+
+    const logs = await db.runLog.findMany({ where: { runId: run.id }, orderBy: { id: 'asc' } });
+    const lines = logs.map((l) => l.message);
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^run started on worker ${worker.name}: backend wasm .*1 compute thread\\(s\\).* base starpo-tiny/nano \\(random init: from scratch\\)`,
+      ),
+    );
+    expect(lines).toContain('step 0: validation started (2 episodes)');
+    expect(lines.some((l) => /^step 1: rollout done in \d+\.\d s$/.test(l))).toBe(true);
+    expect(lines.some((l) => l.startsWith('step 2/2 · success'))).toBe(true);
+    expect(lines.at(-1)).toBe('run succeeded at step 2');
+    const warnings = logs.filter((l) => l.code !== null);
+    expect(warnings.map((w) => w.code)).toContain('no_well_formed_replies');
+    expect(warnings.every((w) => w.level === 'warn' && w.message.startsWith(`[${w.code}] step `))).toBe(true);
+    expect(seen).toContain('loading');
+    expect(seen).toContain('rollout 4 episodes');
+    const after = await db.run.findUniqueOrThrow({ where: { id: run.id } });
+    expect(after.progress).toMatchObject({ phase: 'validation', step: 2, done: 2, total: 2 });
+  }, 120_000);
+});

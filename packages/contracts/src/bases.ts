@@ -1,0 +1,44 @@
+/**
+ * The warm-start bases shipped in the repository (models/bases/<folder>, built by `npm run bases`).
+ * A preset run on an environment listed here starts from its base unless `model.base` says otherwise:
+ * from random weights starpo-tiny writes no well-formed reply, so a short RL run has no signal to learn from.
+ */
+export interface ShippedBase {
+  name: string;
+  /** Folder under models/bases/. */
+  folder: string;
+  env: string;
+  /** Environment settings the base was pretrained with; a run that starts from it uses them unless it sets its own. */
+  envConfig: Record<string, unknown>;
+  description: string;
+}
+
+export const SCRATCH_BASE = 'starpo-tiny/tiny';
+export const SCRATCH_HINT =
+  'From scratch: random weights. Expect every reply to break the format, a reward stuck at the format penalty and no learning in a short run.';
+
+export const SHIPPED_BASES: readonly ShippedBase[] = [
+  {
+    name: 'starpo-base/sokoban-tiny',
+    folder: 'sokoban-tiny',
+    env: 'sokoban',
+    envConfig: { observationFormat: 'grid_coord' },
+    description: 'starpo-tiny pretrained on scripted Sokoban 6×6 dialogues (positions listed above the grid)',
+  },
+  {
+    name: 'starpo-base/frozenlake-tiny',
+    folder: 'frozenlake-tiny',
+    env: 'frozenlake',
+    envConfig: {},
+    description: 'starpo-tiny pretrained on scripted FrozenLake 4×4 dialogues',
+  },
+];
+
+export function shippedBase(name: string): ShippedBase | undefined {
+  return SHIPPED_BASES.find((b) => b.name === name);
+}
+
+/** The base a preset run on `env` starts from when it names none: the shipped base for the environment, else from scratch. */
+export function defaultBase(env: string): string {
+  return SHIPPED_BASES.find((b) => b.env === env)?.name ?? SCRATCH_BASE;
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the committed warm-start bases (models/bases/<env>-tiny) that every preset starts from by default,
+# both pretrains side by side (one core each), then writes their checksums. Reproducible: fixed seeds.
+# Dialogue counts and wall times: docs/results/bases.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-models/bases}
+LOG=${LOG:-docs/results/bases}
+SOKOBAN_DIALOGUES=${SOKOBAN_DIALOGUES:-1000}
+FROZENLAKE_DIALOGUES=${FROZENLAKE_DIALOGUES:-600}
+STARPO="node packages/trainer/dist/cli/main.js"
+npx turbo run build --filter=@starpo/trainer... --output-logs=errors-only >/dev/null
+mkdir -p "$OUT" "$LOG"
+
+$STARPO pretrain --env sokoban --config tiny --dialogues "$SOKOBAN_DIALOGUES" --epochs 2 --seed 0 \
+  --out "$OUT/sokoban-tiny" >"$LOG/pretrain-sokoban.log" 2>&1 &
+SOKOBAN=$!
+$STARPO pretrain --env frozenlake --config tiny --dialogues "$FROZENLAKE_DIALOGUES" --epochs 2 --seed 0 \
+  --out "$OUT/frozenlake-tiny" >"$LOG/pretrain-frozenlake.log" 2>&1 &
+FROZENLAKE=$!
+wait $SOKOBAN
+wait $FROZENLAKE
+tail -n 6 "$LOG/pretrain-sokoban.log" "$LOG/pretrain-frozenlake.log"
+(cd "$OUT" && sha256sum */*) | tee "$LOG/SHA256SUMS"
