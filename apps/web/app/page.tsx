@@ -5,12 +5,19 @@ import { duration, pct, when } from '../components/format';
 import { Sparkline } from '../components/Sparkline';
 import { Progress, StatusBadge } from '../components/StatusBadge';
 import { useApi } from '../lib/api';
+import { denied } from '../lib/roles';
+import { GatedLink } from '../components/Gated';
 
 type Series = { runId: string; key: string; points: { step: number; value: number }[] };
 
 export default function RunsPage() {
   const { call, me } = useApi();
-  const [filters, setFilters] = useState({ q: '', status: '', environment: '', sort: '-createdAt' });
+  const [filters, setFilters] = useState({ q: '', status: '', environment: '', tag: '', sort: '-createdAt' });
+  // a tag link (/?tag=…) opens the list filtered by it
+  useEffect(() => {
+    const tag = new URLSearchParams(window.location.search).get('tag');
+    if (tag) setFilters((f) => ({ ...f, tag }));
+  }, []);
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const [page, setPage] = useState<Page<RunSummary> | null>(null);
   const [error, setError] = useState('');
@@ -22,6 +29,7 @@ export default function RunsPage() {
     if (filters.q) p.set('q', filters.q);
     if (filters.status) p.set('status', filters.status);
     if (filters.environment) p.set('environment', filters.environment);
+    if (filters.tag) p.set('tag', filters.tag);
     if (cursor) p.set('cursor', cursor);
     return p.toString();
   }, [filters, cursor]);
@@ -72,6 +80,7 @@ export default function RunsPage() {
             <option key={s}>{s}</option>
           ))}
         </select>
+        <input aria-label="tag" placeholder="tag" value={filters.tag} onChange={setFilter('tag')} size={10} />
         <select aria-label="sort" value={filters.sort} onChange={setFilter('sort')}>
           <option value="-createdAt">newest first</option>
           <option value="createdAt">oldest first</option>
@@ -88,16 +97,17 @@ export default function RunsPage() {
         >
           Compare {selected.length || ''}
         </a>
-        <a className="button primary" href="/runs/new">
+        <GatedLink className="button primary" href="/runs/new" reason={denied(me, 'launch')}>
           New run
-        </a>
+        </GatedLink>
       </div>
       {error ? <p className="error">{error}</p> : null}
       {!page ? (
         <p className="muted">Loading…</p>
       ) : page.items.length === 0 ? (
         <div className="panel empty">
-          No runs {filters.q || filters.status || filters.environment ? 'match these filters' : 'yet'}. <a href="/runs/new">Launch one</a>.
+          No runs {filters.q || filters.status || filters.environment || filters.tag ? 'match these filters' : 'yet'}.{' '}
+          <a href="/runs/new">Launch one</a>.
         </div>
       ) : (
         <table className="runs" data-testid="runs-table">

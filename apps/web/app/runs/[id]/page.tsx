@@ -4,10 +4,13 @@ import { useParams, useRouter } from 'next/navigation';
 import { useEffect, useMemo, useState } from 'react';
 import { duration, pct, when } from '../../../components/format';
 import { DiagnosticsTab } from '../../../components/DiagnosticsTab';
+import { Gated, GatedLink } from '../../../components/Gated';
 import { RunCharts } from '../../../components/RunCharts';
+import { RunMeta } from '../../../components/RunMeta';
 import { Progress, StatusBadge } from '../../../components/StatusBadge';
 import { TrajectoriesTab } from '../../../components/TrajectoriesTab';
 import { useApi, useGet } from '../../../lib/api';
+import { denied } from '../../../lib/roles';
 
 interface RunDetail {
   id: string;
@@ -31,13 +34,14 @@ interface RunDetail {
   latest: Record<string, number>;
   config: Record<string, unknown>;
   resumeCount: number;
+  ownerId: string | null;
 }
 type Tab = 'charts' | 'trajectories' | 'diagnostics' | 'config' | 'checkpoints' | 'logs';
 type TrajectoryFilter = Partial<Record<'flag' | 'from' | 'to' | 'split', string>>;
 
 export default function RunPage() {
   const { id } = useParams<{ id: string }>();
-  const { call, socket, base } = useApi();
+  const { call, socket, base, me } = useApi();
   const router = useRouter();
   const { data: run, error, reload } = useGet<RunDetail>(`/api/runs/${id}`);
   const [tab, setTab] = useState<Tab>('charts');
@@ -92,30 +96,40 @@ export default function RunPage() {
         <StatusBadge status={run.status} cancelRequested={run.cancelRequested} />
         <span className="spacer" />
         {!finished ? (
-          <button onClick={() => act(`/api/runs/${id}/cancel`)} data-testid="cancel">
-            Cancel
-          </button>
+          <Gated reason={denied(me, 'cancel')}>
+            <button onClick={() => act(`/api/runs/${id}/cancel`)} data-testid="cancel" disabled={!!denied(me, 'cancel')}>
+              Cancel
+            </button>
+          </Gated>
         ) : null}
         {['failed', 'cancelled'].includes(run.status) && run.kind === 'train' ? (
-          <button onClick={() => act(`/api/runs/${id}/resume`)}>Resume</button>
+          <Gated reason={denied(me, 'resume')}>
+            <button onClick={() => act(`/api/runs/${id}/resume`)} disabled={!!denied(me, 'resume')}>
+              Resume
+            </button>
+          </Gated>
         ) : null}
-        <a className="button" href={`/runs/new?from=${id}`}>
+        <GatedLink href={`/runs/new?from=${id}`} reason={denied(me, 'clone')} testId="clone">
           Clone
-        </a>
-        <button
-          className="danger"
-          onClick={async () => {
-            if (!window.confirm(`Delete run "${run.name}" and all its metrics, trajectories and checkpoints?`)) return;
-            try {
-              await call('DELETE', `/api/runs/${id}`);
-              router.push('/');
-            } catch (e) {
-              setActionError((e as Error).message);
-            }
-          }}
-        >
-          Delete
-        </button>
+        </GatedLink>
+        <Gated reason={denied(me, 'delete', run)}>
+          <button
+            className="danger"
+            data-testid="delete"
+            disabled={!!denied(me, 'delete', run)}
+            onClick={async () => {
+              if (!window.confirm(`Delete run "${run.name}" and all its metrics, trajectories and checkpoints?`)) return;
+              try {
+                await call('DELETE', `/api/runs/${id}`);
+                router.push('/');
+              } catch (e) {
+                setActionError((e as Error).message);
+              }
+            }}
+          >
+            Delete
+          </button>
+        </Gated>
       </div>
       {actionError ? <p className="error">{actionError}</p> : null}
       <div className="panel facts">
@@ -154,6 +168,7 @@ export default function RunPage() {
         ) : null}
       </div>
       {run.error ? <pre className="panel error">{run.error}</pre> : null}
+      <RunMeta run={run} denied={denied(me, 'edit')} onSaved={reload} />
       <nav className="tabs" role="tablist">
         {(['charts', 'trajectories', 'diagnostics', 'config', 'checkpoints', 'logs'] as Tab[]).map((t) => (
           <button key={t} role="tab" aria-selected={tab === t} className={tab === t ? 'active' : ''} onClick={() => setTab(t)}>
@@ -162,7 +177,7 @@ export default function RunPage() {
         ))}
       </nav>
       {tab === 'charts' ? <RunCharts runs={[{ id, label: run.name }]} live={!finished} /> : null}
-      {tab === 'trajectories' ? <TrajectoriesTab runId={id} initial={trajectoryFilter} /> : null}
+      {tab === 'trajectories' ? <TrajectoriesTab runId={id} initial={trajectoryFilter} env={run.config.env as { name: string }} /> : null}
       {tab === 'diagnostics' ? (
         <DiagnosticsTab
           runId={id}
