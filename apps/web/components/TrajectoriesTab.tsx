@@ -2,7 +2,7 @@
 import type { Page, TrajectorySummary } from '@starpo/contracts';
 import { createEnv, DIAGNOSTIC_FLAGS, type EnvSnapshot } from '@starpo/envs';
 import { useMemo, useState } from 'react';
-import { useGet } from '../lib/api';
+import { useApi, useGet } from '../lib/api';
 import { Board } from './Board';
 import { FLAG_LABELS } from './flags';
 import { StepRange } from './StepRange';
@@ -18,6 +18,7 @@ export function TrajectoriesTab({
   /** The run's environment, to draw each group's initial state from its seed. */
   env?: { name: string; config?: Record<string, unknown> };
 }) {
+  const { base } = useApi();
   const [f, setF] = useState({ from: '', to: '', split: '', success: '', minReward: '', maxReward: '', group: '', flag: '', ...initial });
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const [view, setView] = useState<'list' | 'groups'>('list');
@@ -69,6 +70,9 @@ export function TrajectoriesTab({
         <button className={view === 'groups' ? 'active' : ''} onClick={() => setView('groups')}>
           Groups
         </button>
+        <a className="button" href={`${base}/api/runs/${runId}/trajectories.jsonl`} download data-testid="export-jsonl">
+          JSONL
+        </a>
       </div>
       {error ? <p className="error">{error.message}</p> : null}
       {!data ? (
