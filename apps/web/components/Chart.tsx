@@ -40,6 +40,13 @@ function yRange(_u: uPlot, min: number | null, max: number | null): uPlot.Range.
   return uPlot.rangeNum(min, max, 0.1, true);
 }
 
+/** A y tick: small and huge magnitudes (a learning rate of 1e-4) in exponent form instead of "0". */
+export function tick(v: number | null): string {
+  if (v === null || !Number.isFinite(v)) return '';
+  const a = Math.abs(v);
+  return a !== 0 && (a < 1e-3 || a >= 1e6) ? v.toExponential(1) : String(Number(v.toPrecision(4)));
+}
+
 /** The panel's inner width (4 px padding each side), or the fallback before layout. */
 const fit = (box: HTMLElement, fallback: number) => (box.clientWidth > 40 ? box.clientWidth - 8 : fallback);
 
@@ -123,7 +130,7 @@ export function Chart({
         scales: { x: { time: false }, y: logOk ? { distr: 3 } : { range: yRange } },
         axes: [
           { label: xLabel, stroke: ink, grid: { stroke: grid }, ...(incrs ? { incrs } : {}) },
-          { stroke: ink, grid: { stroke: grid } },
+          { stroke: ink, grid: { stroke: grid }, values: (_u: uPlot, splits: number[]) => splits.map(tick) },
         ],
         series: [{ label: xLabel }, ...lines],
       },
