@@ -110,7 +110,7 @@ describe.skipIf(!exe)('team settings, roles and run metadata in a real browser',
     // a member launches and edits, but may not delete the owner's run and sees no invite controls
     await bob.goto(`${sys.webUrl}/runs/${runId}`);
     await poll(() => bob.getByTestId('run-name').textContent()).toBe('owned by ada');
-    expect(await bob.getByTestId('edit-meta').isEnabled()).toBe(true);
+    await poll(() => bob.getByTestId('edit-meta').isEnabled()).toBe(true); // once the role has loaded
     expect(await bob.getByTestId('delete').isDisabled()).toBe(true);
     expect(await bob.getByTestId('delete').locator('..').getAttribute('title')).toBe('only the run owner or a team owner may delete it');
     await bob.goto(`${sys.webUrl}/settings`);
@@ -186,7 +186,7 @@ describe.skipIf(!exe)('team settings, roles and run metadata in a real browser',
     await owner.getByTestId('run-tags').getByText('baseline').click();
     await owner.waitForURL(/\/\?tag=baseline/);
     await poll(() => owner.getByTestId('run-row').count()).toBe(1);
-    expect(await owner.getByLabel('tag').inputValue()).toBe('baseline');
+    expect(await owner.getByRole('textbox', { name: 'tag', exact: true }).inputValue()).toBe('baseline');
     const stored = (await api(owner, 'GET', `/api/runs/${runId}`)).body as { tags: string[]; notes: string };
     expect(stored.tags).toEqual(['baseline', 'sokoban-6x6']);
     expect(stored.notes).toContain('**Why**');
@@ -347,6 +347,32 @@ describe.skipIf(!exe)('team settings, roles and run metadata in a real browser',
     expect(of('renamed run', 'train/success').dash).toBe('solid');
     expect(of('renamed run', 'val/success').dash).toBe('dashed');
     await owner.screenshot({ path: path.join(SHOTS, 'compare.png'), fullPage: true });
+  });
+
+  it('runs list: sorts by a metric, shows chosen columns, groups by environment, and keeps the view in the URL', async () => {
+    await owner.goto(`${sys.webUrl}/?sort=-m:train/success&cols=owner,m:train/success&group=environment`);
+    await poll(() => owner.getByTestId('run-group').count());
+    const names = () => owner.getByTestId('run-row').locator('td:nth-child(2) a').allTextContents();
+    await poll(() => owner.getByTestId('run-group').allTextContents()).toEqual(['bandit (1)', 'frozenlake (1)', 'sokoban (2)']);
+    expect(await owner.locator('thead th').allTextContents()).toEqual(['', 'Name', 'Status', 'Owner', 'train/success']);
+    await poll(() => owner.getByTestId('run-row').first().locator('td').nth(3).textContent()).toBe('Ada');
+    // ungrouped, the metric sort puts the higher last value first; runs without it go last
+    await owner.getByLabel('group by').selectOption('');
+    await poll(names);
+    const order = await names();
+    expect(order.indexOf('renamed run')).toBeLessThan(order.indexOf('untagged'));
+    expect(order.at(-1)).not.toBe('renamed run');
+    await owner.getByLabel('sort').selectOption('m:train/success');
+    await poll(async () => {
+      const n = await names();
+      return n.indexOf('untagged') < n.indexOf('renamed run');
+    }).toBe(true);
+    expect(decodeURIComponent(owner.url())).toContain('sort=m:train/success');
+    expect(owner.url()).not.toContain('group=');
+    await owner.reload();
+    await poll(() => owner.getByLabel('sort').inputValue()).toBe('m:train/success');
+    expect(await owner.locator('thead th').allTextContents()).toContain('train/success');
+    await owner.screenshot({ path: path.join(SHOTS, 'runs.png'), fullPage: true });
   });
 
   it('at 420 px the nav folds behind Menu and no page scrolls sideways; the favicon is served', async () => {
