@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -44,4 +45,66 @@ export async function startSystem(env: Record<string, string>, timeoutMs = 120_0
     webUrl: /\[starpo\] Dashboard\s+(\S+)/.exec(out)![1]!,
     exited,
   };
+}
+
+/** axe-core's serious and critical violations on the page as it is now, as `rule: first targets` lines. */
+export async function seriousAxeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: path.join(ROOT, 'node_modules/axe-core/axe.min.js') });
+  return page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: { run: (o: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe;
+    const r = await axe.run({ resultTypes: ['violations'] });
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map(
+        (v) =>
+          `${v.id}: ${v.nodes
+            .map((n) => n.target.join(' '))
+            .slice(0, 3)
+            .join(', ')}`,
+      );
+  });
+}
+
+/** The whole system on a fresh embedded Postgres under `tmp`, on free ports, with headless Chromium. */
+export async function startStackAndBrowser(tmp: string, env: Record<string, string> = {}): Promise<{ sys: Started; browser: Browser }> {
+  const sys = await startSystem({
+    STARPO_DATA_DIR: path.join(tmp, 'pg'),
+    STARPO_PG_PORT: '0',
+    API_PORT: '0',
+    WEB_PORT: '0',
+    STARPO_QUIET: '1',
+    ...env,
+  });
+  const browser = await chromium.launch({ executablePath: chromiumPath()!, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  return { sys, browser };
+}
+
+/** Closes the browser, stops the system (its Postgres included) and removes `tmp`. */
+export async function stopStackAndBrowser(sys: Started | undefined, browser: Browser | undefined, tmp: string): Promise<void> {
+  await browser?.close();
+  if (sys) {
+    sys.child.kill('SIGINT');
+    await sys.exited;
+  }
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+/** A JSON call made by the page itself, so its session cookie goes along: `{ status, body }` (body null on 204). */
+export function pageFetch(page: Page, method: string, url: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+  return page.evaluate(
+    async ([m, u, b]) => {
+      const r = await fetch(u as string, {
+        method: m as string,
+        credentials: 'include',
+        headers: { 'content-type': 'application/json' },
+        body: b === undefined ? undefined : JSON.stringify(b),
+      });
+      return { status: r.status, body: r.status === 204 ? null : ((await r.json()) as unknown) };
+    },
+    [method, url, body] as const,
+  );
 }

@@ -68,6 +68,8 @@ const OPS: Op[] = [
     role: 'owner',
     status: 201,
   },
+  { method: 'get', path: '/api/team/invites', tag: 'team', summary: 'Invites not yet accepted (expired ones flagged)', role: 'owner' },
+  { method: 'delete', path: '/api/team/invites/{id}', tag: 'team', summary: 'Revoke an invite', role: 'owner', status: 204 },
   { method: 'patch', path: '/api/team/members/{userId}', tag: 'team', summary: 'Change a role', body: updateMemberSchema, role: 'owner' },
   {
     method: 'post',

@@ -21,6 +21,7 @@ describe('team access', () => {
 
     const noInvite = await t.http.post('/api/auth/signup').send({ email: 'x@lab.test', password: 'long enough', name: 'X' }).expect(403);
     expect(noInvite.body.error).toBe('forbidden');
+    expect(noInvite.body.message).toContain('POST /api/auth/login'); // the README's signup run twice says what to do
     const badInvite = await t.http
       .post('/api/auth/signup')
       .send({ email: 'x@lab.test', password: 'long enough', name: 'X', invite: 'inv_nope-nope-nope' });
@@ -86,6 +87,33 @@ describe('team access', () => {
     await t.http.patch(`/api/team/members/${viewer.userId}`).set('Authorization', owner.auth).send({ role: 'member' }).expect(200);
     await t.http.post('/api/runs').set('Authorization', viewer.auth).send({ preset: 'quick-cpu' }).expect(201);
     await t.http.patch(`/api/team/members/${owner.userId}`).set('Authorization', owner.auth).send({ role: 'viewer' }).expect(409);
+  });
+
+  it('owners list pending invites and revoke them; a revoked invite no longer joins', async () => {
+    const a = (
+      await t.http.post('/api/team/invites').set('Authorization', owner.auth).send({ role: 'viewer', expiresInHours: 2 }).expect(201)
+    ).body;
+    const b = (await t.http.post('/api/team/invites').set('Authorization', owner.auth).send({ role: 'member' }).expect(201)).body;
+    const pending = (await t.http.get('/api/team/invites').set('Authorization', owner.auth).expect(200)).body;
+    expect(pending.map((i: { id: string }) => i.id)).toEqual(expect.arrayContaining([a.id, b.id]));
+    expect(pending.find((i: { id: string }) => i.id === a.id)).toMatchObject({ role: 'viewer', expired: false, expiresAt: a.expiresAt });
+    expect(JSON.stringify(pending)).not.toContain(a.token);
+    const member = await joinAs(t, owner, 'member', 'invitee-lister@lab.test');
+    await t.http.get('/api/team/invites').set('Authorization', member.auth).expect(403);
+    await t.http.delete(`/api/team/invites/${a.id}`).set('Authorization', member.auth).expect(403);
+
+    await t.http.delete(`/api/team/invites/${a.id}`).set('Authorization', owner.auth).expect(204);
+    await t.http.delete(`/api/team/invites/${a.id}`).set('Authorization', owner.auth).expect(404);
+    await t.http.delete('/api/team/invites/not-a-uuid').set('Authorization', owner.auth).expect(404);
+    const late = await t.http
+      .post('/api/auth/signup')
+      .send({ email: 'late@lab.test', password: 'long enough', name: 'Late', invite: a.token });
+    expect(late.status).toBe(400);
+    // an accepted invite leaves the pending list
+    await t.http.post('/api/auth/signup').send({ email: 'b@lab.test', password: 'long enough', name: 'B', invite: b.token }).expect(201);
+    const left = (await t.http.get('/api/team/invites').set('Authorization', owner.auth).expect(200)).body;
+    expect(left.map((i: { id: string }) => i.id)).not.toContain(a.id);
+    expect(left.map((i: { id: string }) => i.id)).not.toContain(b.id);
   });
 
   it('sends security headers and allows CORS only from the dashboard origin', async () => {

@@ -1,34 +1,47 @@
 'use client';
 import { progressLabel, type Page, type RunSummary } from '@starpo/contracts';
-import { useEffect, useMemo, useState } from 'react';
+import { Fragment, useEffect, useMemo, useState } from 'react';
 import { algorithmLabel, duration, pct, when } from '../components/format';
+import { GatedLink } from '../components/Gated';
 import { Sparkline } from '../components/Sparkline';
 import { warningTitle } from '../components/RunActivity';
 import { Progress, StatusBadge } from '../components/StatusBadge';
 import { useApi } from '../lib/api';
+import { denied } from '../lib/roles';
+import { COLUMNS, groupRuns, parseView, SERVER_SORTS, sortRuns, viewQuery, type RunsView } from '../lib/runs-view';
 
 type Series = { runId: string; key: string; points: { step: number; value: number }[] };
 
 export default function RunsPage() {
   const { call, me } = useApi();
-  const [filters, setFilters] = useState({ q: '', status: '', environment: '', sort: '-createdAt' });
+  const [view, setView] = useState<RunsView | null>(null);
+  // the view comes from the URL (a saved view is a link) and goes back into it on every change
+  useEffect(() => setView(parseView(window.location.search)), []);
+  useEffect(() => {
+    if (!view) return;
+    const q = viewQuery(view);
+    window.history.replaceState(window.history.state, '', q ? `/?${q}` : '/');
+  }, [view]);
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const [page, setPage] = useState<Page<RunSummary> | null>(null);
   const [error, setError] = useState('');
   const [spark, setSpark] = useState<Record<string, number[]>>({});
   const [selected, setSelected] = useState<string[]>([]);
+  const [owners, setOwners] = useState<Record<string, string>>({});
+  const [metricCol, setMetricCol] = useState('');
   const cursor = cursors.at(-1) ?? null;
+  const serverSort = !view || SERVER_SORTS.includes(view.sort);
   const query = useMemo(() => {
-    const p = new URLSearchParams({ limit: '25', sort: filters.sort });
-    if (filters.q) p.set('q', filters.q);
-    if (filters.status) p.set('status', filters.status);
-    if (filters.environment) p.set('environment', filters.environment);
-    if (cursor) p.set('cursor', cursor);
+    if (!view) return null;
+    // a metric sort orders the newest 200 matching runs in the browser (the API sorts by date and name)
+    const p = new URLSearchParams({ limit: serverSort ? '25' : '200', sort: serverSort ? view.sort : '-createdAt' });
+    for (const k of ['q', 'status', 'environment', 'tag'] as const) if (view[k]) p.set(k, view[k]);
+    if (cursor && serverSort) p.set('cursor', cursor);
     return p.toString();
-  }, [filters, cursor]);
+  }, [view, cursor, serverSort]);
 
   useEffect(() => {
-    if (!me) return;
+    if (!me || !query) return;
     let live = true;
     const load = () =>
       call<Page<RunSummary>>('GET', `/api/runs?${query}`)
@@ -41,6 +54,12 @@ export default function RunsPage() {
       clearInterval(t);
     };
   }, [call, query, me]);
+  useEffect(() => {
+    if (!me || !view?.cols.includes('owner')) return;
+    call<{ userId: string; name: string }[]>('GET', '/api/team/members')
+      .then((ms) => setOwners(Object.fromEntries(ms.map((m) => [m.userId, m.name]))))
+      .catch(() => {});
+  }, [call, me, view?.cols]);
 
   const ids = page?.items.map((r) => r.id).join(',') ?? '';
   useEffect(() => {
@@ -50,35 +69,125 @@ export default function RunsPage() {
       .catch(() => {});
   }, [call, ids, page?.items.map((r) => r.currentStep).join(',')]);
 
-  const setFilter = (k: keyof typeof filters) => (e: { target: { value: string } }) => {
-    setFilters({ ...filters, [k]: e.target.value });
+  const metricKeys = useMemo(() => [...new Set((page?.items ?? []).flatMap((r) => Object.keys(r.latest)))].sort(), [page]);
+  if (!view) return <p className="muted">Loading…</p>;
+  const set = (patch: Partial<RunsView>) => {
+    setView({ ...view, ...patch });
     setCursors([null]);
   };
+  const setFilter = (k: 'q' | 'status' | 'environment' | 'tag' | 'sort' | 'group') => (e: { target: { value: string } }) =>
+    set({ [k]: e.target.value } as Partial<RunsView>);
   const toggle = (id: string) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
+  const toggleCol = (c: string) => set({ cols: view.cols.includes(c) ? view.cols.filter((x) => x !== c) : [...view.cols, c] });
+  const label = (c: string) => COLUMNS[c] ?? c.slice(2);
+  const cell = (r: RunSummary, c: string) => {
+    if (c.startsWith('m:')) {
+      const v = r.latest[c.slice(2)];
+      return v === undefined ? '—' : Number(v.toPrecision(4));
+    }
+    switch (c) {
+      case 'owner':
+        return r.ownerId ? (owners[r.ownerId] ?? '…') : '—';
+      case 'environment':
+        return r.environment;
+      case 'algorithm':
+        return algorithmLabel(r);
+      case 'tags':
+        return r.tags.join(', ');
+      case 'started':
+        return <span title={when(r.startedAt)}>{r.startedAt ? new Date(r.startedAt).toLocaleTimeString() : '—'}</span>;
+      case 'duration':
+        return duration(r.startedAt, r.finishedAt);
+      case 'progress':
+        return <Progress step={r.currentStep} total={r.totalSteps} />;
+      case 'best':
+        return pct(r.bestValSuccess);
+      case 'spark':
+        return <Sparkline values={spark[r.id] ?? []} />;
+    }
+    return null;
+  };
+  const rows = page ? groupRuns(sortRuns(page.items, view.sort), view.group) : [];
 
   return (
     <div>
       <div className="toolbar">
         <h1>Runs</h1>
-        <input aria-label="search" placeholder="Search name, notes, tag" value={filters.q} onChange={setFilter('q')} />
-        <select aria-label="status" value={filters.status} onChange={setFilter('status')}>
+        <input aria-label="search" placeholder="Search name, notes, tag" value={view.q} onChange={setFilter('q')} />
+        <select aria-label="status" value={view.status} onChange={setFilter('status')}>
           <option value="">any status</option>
           {['queued', 'running', 'succeeded', 'failed', 'cancelled', 'stopped_early'].map((s) => (
             <option key={s}>{s}</option>
           ))}
         </select>
-        <select aria-label="environment" value={filters.environment} onChange={setFilter('environment')}>
+        <select aria-label="environment" value={view.environment} onChange={setFilter('environment')}>
           <option value="">any environment</option>
           {['sokoban', 'frozenlake', 'bandit'].map((s) => (
             <option key={s}>{s}</option>
           ))}
         </select>
-        <select aria-label="sort" value={filters.sort} onChange={setFilter('sort')}>
+        <input aria-label="tag" placeholder="tag" value={view.tag} onChange={setFilter('tag')} size={10} />
+        <select aria-label="sort" value={view.sort} onChange={setFilter('sort')}>
           <option value="-createdAt">newest first</option>
           <option value="createdAt">oldest first</option>
           <option value="name">name A–Z</option>
           <option value="-name">name Z–A</option>
+          <option value="-best">best val success, high first</option>
+          <optgroup label="last value of a metric">
+            {[...new Set([...metricKeys, ...(view.sort.includes('m:') ? [view.sort.replace(/^-?m:/, '')] : [])])].flatMap((k) => [
+              <option key={`-${k}`} value={`-m:${k}`}>
+                {k}, high first
+              </option>,
+              <option key={k} value={`m:${k}`}>
+                {k}, low first
+              </option>,
+            ])}
+          </optgroup>
         </select>
+        <select aria-label="group by" value={view.group} onChange={setFilter('group')}>
+          <option value="">no grouping</option>
+          <option value="tag">group by tag</option>
+          <option value="environment">group by environment</option>
+          <option value="algorithm">group by algorithm</option>
+        </select>
+        <details className="columns">
+          <summary>Columns</summary>
+          <div className="panel" data-testid="columns">
+            {Object.keys(COLUMNS).map((c) => (
+              <label key={c}>
+                <input type="checkbox" checked={view.cols.includes(c)} onChange={() => toggleCol(c)} /> {COLUMNS[c]}
+              </label>
+            ))}
+            {view.cols
+              .filter((c) => c.startsWith('m:'))
+              .map((c) => (
+                <label key={c}>
+                  <input type="checkbox" checked onChange={() => toggleCol(c)} /> {c.slice(2)}
+                </label>
+              ))}
+            <form
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (metricCol && !view.cols.includes(`m:${metricCol}`)) toggleCol(`m:${metricCol}`);
+                setMetricCol('');
+              }}
+            >
+              <input
+                list="run-metric-keys"
+                aria-label="metric column"
+                placeholder="a metric…"
+                value={metricCol}
+                onChange={(e) => setMetricCol(e.target.value)}
+              />
+              <datalist id="run-metric-keys">
+                {metricKeys.map((k) => (
+                  <option key={k} value={k} />
+                ))}
+              </datalist>
+              <button type="submit">Add column</button>
+            </form>
+          </div>
+        </details>
         <span className="spacer" />
         <a
           className={`button${selected.length < 2 ? ' disabled' : ''}`}
@@ -89,79 +198,87 @@ export default function RunsPage() {
         >
           Compare {selected.length || ''}
         </a>
-        <a className="button primary" href="/runs/new">
+        <GatedLink className="button primary" href="/runs/new" reason={denied(me, 'launch')}>
           New run
-        </a>
+        </GatedLink>
       </div>
       {error ? <p className="error">{error}</p> : null}
+      {!serverSort ? <p className="muted">Sorted in the browser among the 200 newest runs that match the filters.</p> : null}
       {!page ? (
         <p className="muted">Loading…</p>
       ) : page.items.length === 0 ? (
         <div className="panel empty">
-          No runs {filters.q || filters.status || filters.environment ? 'match these filters' : 'yet'}. <a href="/runs/new">Launch one</a>.
+          No runs {view.q || view.status || view.environment || view.tag ? 'match these filters' : 'yet'}.{' '}
+          <a href="/runs/new">Launch one</a>.
         </div>
       ) : (
-        <table className="runs" data-testid="runs-table">
-          <thead>
-            <tr>
-              <th aria-label="select" />
-              <th>Name</th>
-              <th>Status</th>
-              <th>Env</th>
-              <th>Preset / algorithm</th>
-              <th>Tags</th>
-              <th>Started</th>
-              <th>Duration</th>
-              <th>Progress</th>
-              <th>Best val</th>
-              <th>Val success</th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.items.map((r) => (
-              <tr key={r.id} data-testid="run-row">
-                <td>
-                  <input type="checkbox" aria-label={`select ${r.name}`} checked={selected.includes(r.id)} onChange={() => toggle(r.id)} />
-                </td>
-                <td>
-                  <a href={`/runs/${r.id}`}>{r.name}</a>
-                  {r.kind !== 'train' ? <span className="muted"> ({r.kind})</span> : null}
-                </td>
-                <td>
-                  <StatusBadge status={r.status} cancelRequested={r.cancelRequested} />
-                  {r.warnings.length ? (
-                    <span className="badge warn" title={r.warnings.map(warningTitle).join(', ')} data-testid="run-warnings-badge">
-                      {r.warnings.length} warning{r.warnings.length > 1 ? 's' : ''}
-                    </span>
-                  ) : null}
-                  {r.progress ? <div className="muted small">{progressLabel(r.progress)}</div> : null}
-                  {r.queuePosition ? <div className="muted small">#{r.queuePosition} in queue</div> : null}
-                </td>
-                <td>{r.environment}</td>
-                <td>{algorithmLabel(r)}</td>
-                <td>{r.tags.join(', ')}</td>
-                <td title={when(r.startedAt)}>{r.startedAt ? new Date(r.startedAt).toLocaleTimeString() : '—'}</td>
-                <td>{duration(r.startedAt, r.finishedAt)}</td>
-                <td>
-                  <Progress step={r.currentStep} total={r.totalSteps} />
-                </td>
-                <td>{pct(r.bestValSuccess)}</td>
-                <td>
-                  <Sparkline values={spark[r.id] ?? []} />
-                </td>
+        <div className="table-scroll">
+          <table className="runs" data-testid="runs-table">
+            <thead>
+              <tr>
+                <th aria-label="select" />
+                <th>Name</th>
+                <th>Status</th>
+                {view.cols.map((c) => (
+                  <th key={c}>{label(c)}</th>
+                ))}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map(([group, runs]) => (
+                <Fragment key={group}>
+                  {view.group ? (
+                    <tr className="group-head" data-testid="run-group">
+                      <th colSpan={3 + view.cols.length} scope="colgroup">
+                        {group} <span className="muted">({runs.length})</span>
+                      </th>
+                    </tr>
+                  ) : null}
+                  {runs.map((r) => (
+                    <tr key={`${group} ${r.id}`} data-testid="run-row">
+                      <td>
+                        <input
+                          type="checkbox"
+                          aria-label={`select ${r.name}`}
+                          checked={selected.includes(r.id)}
+                          onChange={() => toggle(r.id)}
+                        />
+                      </td>
+                      <td>
+                        <a href={`/runs/${r.id}`}>{r.name}</a>
+                        {r.kind !== 'train' ? <span className="muted"> ({r.kind})</span> : null}
+                      </td>
+                      <td>
+                        <StatusBadge status={r.status} cancelRequested={r.cancelRequested} />
+                        {r.warnings.length ? (
+                          <span className="badge warn" title={r.warnings.map(warningTitle).join(', ')} data-testid="run-warnings-badge">
+                            {r.warnings.length} warning{r.warnings.length > 1 ? 's' : ''}
+                          </span>
+                        ) : null}
+                        {r.progress ? <div className="muted small">{progressLabel(r.progress)}</div> : null}
+                        {r.queuePosition ? <div className="muted small">#{r.queuePosition} in queue</div> : null}
+                      </td>
+                      {view.cols.map((c) => (
+                        <td key={c}>{cell(r, c)}</td>
+                      ))}
+                    </tr>
+                  ))}
+                </Fragment>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
-      <div className="pager">
-        <button disabled={cursors.length < 2} onClick={() => setCursors(cursors.slice(0, -1))}>
-          ← Newer
-        </button>
-        <button disabled={!page?.nextCursor} onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}>
-          Older →
-        </button>
-      </div>
+      {serverSort ? (
+        <div className="pager">
+          <button disabled={cursors.length < 2} onClick={() => setCursors(cursors.slice(0, -1))}>
+            ← Newer
+          </button>
+          <button disabled={!page?.nextCursor} onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}>
+            Older →
+          </button>
+        </div>
+      ) : null}
     </div>
   );
 }

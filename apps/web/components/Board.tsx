@@ -1,26 +1,30 @@
 import { frozenLakeGrid, sokobanGrid, type EnvSnapshot } from '@starpo/envs';
+import { SpriteIcon, type Sprite } from './Sprites';
 
-/** What each text symbol looks like: a background class and a glyph on top. */
-const SOKOBAN: Record<string, { cls: string; glyph: string; label: string }> = {
-  '#': { cls: 'wall', glyph: '', label: 'wall' },
-  _: { cls: 'floor', glyph: '', label: 'floor' },
-  O: { cls: 'target', glyph: '', label: 'target' },
-  X: { cls: 'floor', glyph: '📦', label: 'box' },
-  '√': { cls: 'target', glyph: '✅', label: 'box on target' },
-  P: { cls: 'floor', glyph: '🧑', label: 'player' },
-  S: { cls: 'target', glyph: '🧑', label: 'player on target' },
+/** Each text symbol of a board and the tile that draws it. */
+const SOKOBAN: Record<string, { sprite: Sprite; label: string }> = {
+  '#': { sprite: 'wall', label: 'wall' },
+  _: { sprite: 'floor', label: 'floor' },
+  O: { sprite: 'target', label: 'target' },
+  X: { sprite: 'box', label: 'box' },
+  '√': { sprite: 'box-on-target', label: 'box on target' },
+  P: { sprite: 'player', label: 'player' },
+  S: { sprite: 'player-on-target', label: 'player on target' },
 };
-const LAKE: Record<string, { cls: string; glyph: string; label: string }> = {
-  _: { cls: 'ice', glyph: '', label: 'frozen' },
-  O: { cls: 'hole', glyph: '', label: 'hole' },
-  G: { cls: 'goal', glyph: '🏁', label: 'goal' },
-  P: { cls: 'ice', glyph: '🧑', label: 'player' },
-  X: { cls: 'hole', glyph: '💀', label: 'player in hole' },
-  '√': { cls: 'goal', glyph: '🏆', label: 'player on goal' },
+const LAKE: Record<string, { sprite: Sprite; label: string }> = {
+  _: { sprite: 'ice', label: 'frozen' },
+  O: { sprite: 'hole', label: 'hole' },
+  G: { sprite: 'goal', label: 'goal' },
+  P: { sprite: 'player', label: 'player' },
+  X: { sprite: 'player-in-hole', label: 'player in hole' },
+  '√': { sprite: 'player-on-goal', label: 'player on goal' },
 };
 
-/** Draws a Sokoban or FrozenLake board from a stored state snapshot. */
-export function Board({ snapshot, testId }: { snapshot: EnvSnapshot; testId?: string }) {
+/**
+ * Draws a Sokoban or FrozenLake board from a stored state snapshot, with a legend of its symbols.
+ * `compact` draws small tiles without the text and legend (small multiples in the group view).
+ */
+export function Board({ snapshot, testId, compact = false }: { snapshot: EnvSnapshot; testId?: string; compact?: boolean }) {
   if (snapshot.env === 'bandit') {
     return (
       <div className="panel" data-testid={testId}>
@@ -34,29 +38,45 @@ export function Board({ snapshot, testId }: { snapshot: EnvSnapshot; testId?: st
   }
   const rows = snapshot.env === 'sokoban' ? sokobanGrid(snapshot) : frozenLakeGrid(snapshot);
   const legend = snapshot.env === 'sokoban' ? SOKOBAN : LAKE;
+  const size = compact ? 14 : 40;
   return (
-    <div>
+    <div className={compact ? 'board-wrap compact' : 'board-wrap'}>
       <div
         className="board"
         role="img"
         aria-label={rows.join('\n')}
         data-testid={testId}
-        style={{ gridTemplateColumns: `repeat(${rows[0]?.length ?? 0}, 44px)` }}
+        style={{ gridTemplateColumns: `repeat(${rows[0]?.length ?? 0}, ${size}px)` }}
       >
         {rows.flatMap((row, r) =>
           [...row].map((ch, c) => {
-            const look = legend[ch] ?? { cls: 'floor', glyph: ch, label: ch };
-            return (
-              <div key={`${r}-${c}`} className={`cell ${look.cls}`} title={`(${r}, ${c}) ${look.label}`}>
-                {look.glyph}
-              </div>
+            const look = legend[ch];
+            return look ? (
+              <span key={`${r}-${c}`} className="cell" title={compact ? undefined : `(${r}, ${c}) ${look.label}`}>
+                <SpriteIcon sprite={look.sprite} size={size} />
+              </span>
+            ) : (
+              <span key={`${r}-${c}`} className="cell unknown" style={{ width: size, height: size }}>
+                {ch}
+              </span>
             );
           }),
         )}
       </div>
-      <pre className="grid-text" data-testid={testId ? `${testId}-text` : undefined}>
-        {rows.join('\n')}
-      </pre>
+      {compact ? null : (
+        <>
+          <ul className="legend" aria-label="legend" data-testid={testId ? `${testId}-legend` : undefined}>
+            {Object.entries(legend).map(([ch, look]) => (
+              <li key={ch}>
+                <SpriteIcon sprite={look.sprite} size={18} /> <code>{ch}</code> {look.label}
+              </li>
+            ))}
+          </ul>
+          <pre className="grid-text" data-testid={testId ? `${testId}-text` : undefined}>
+            {rows.join('\n')}
+          </pre>
+        </>
+      )}
     </div>
   );
 }

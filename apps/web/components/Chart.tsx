@@ -6,9 +6,12 @@ export interface ChartSeries {
   label: string;
   /** x (step or seconds) ascending, y. */
   points: [number, number][];
+  /** A fixed colour (Compare: one per run) and a dash pattern (validation lines). */
+  color?: string;
+  dash?: number[];
 }
 
-const COLORS = ['#5aa9ff', '#f0883e', '#3fb950', '#d2a8ff', '#f85149', '#e3b341', '#79c0ff', '#ff7b72'];
+export const COLORS = ['#5aa9ff', '#f0883e', '#3fb950', '#d2a8ff', '#f85149', '#e3b341', '#79c0ff', '#ff7b72'];
 
 /** TensorBoard-style debiased exponential moving average. */
 export function smooth(ys: (number | null)[], weight: number): (number | null)[] {
@@ -22,6 +25,30 @@ export function smooth(ys: (number | null)[], weight: number): (number | null)[]
     return last / (1 - weight ** n);
   });
 }
+
+/**
+ * The y range: uPlot's own for varied data; a constant series gets a small band around its value
+ * (0 → 0..1) instead of an axis blown up to ±100 or none at all.
+ */
+function yRange(_u: uPlot, min: number | null, max: number | null): uPlot.Range.MinMax {
+  if (min === null || max === null || !Number.isFinite(min) || !Number.isFinite(max)) return [0, 1];
+  if (min === max) {
+    if (min === 0) return [0, 1];
+    const pad = Math.abs(min) * 0.1;
+    return [min - pad, max + pad];
+  }
+  return uPlot.rangeNum(min, max, 0.1, true);
+}
+
+/** A y tick: small and huge magnitudes (a learning rate of 1e-4) in exponent form instead of "0". */
+export function tick(v: number | null): string {
+  if (v === null || !Number.isFinite(v)) return '';
+  const a = Math.abs(v);
+  return a !== 0 && (a < 1e-3 || a >= 1e6) ? v.toExponential(1) : String(Number(v.toPrecision(4)));
+}
+
+/** The panel's inner width (4 px padding each side), or the fallback before layout. */
+const fit = (box: HTMLElement, fallback: number) => (box.clientWidth > 40 ? box.clientWidth - 8 : fallback);
 
 /** Align several series on the union of their x values (uPlot wants one x array). */
 function align(series: ChartSeries[]): [number[], ...(number | null)[][]] {
@@ -48,6 +75,7 @@ export function Chart({
   syncKey,
   width = 400,
   height = 200,
+  onRemove,
 }: {
   title: string;
   series: ChartSeries[];
@@ -57,10 +85,14 @@ export function Chart({
   syncKey: string;
   width?: number;
   height?: number;
+  /** Set for charts the user added: shows a remove button. */
+  onRemove?: () => void;
 }) {
   const el = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
-  const shape = `${series.map((s) => s.label).join('|')}|${log ? 1 : 0}|${smoothing > 0 ? 1 : 0}|${xLabel}|${width}`;
+  // a log axis needs positive values: a series that is all zero or negative is drawn on a linear one
+  const logOk = !!log && series.some((s) => s.points.some((p) => p[1] > 0));
+  const shape = `${series.map((s) => `${s.label}${s.color ?? ''}${s.dash ?? ''}`).join('|')}|${logOk ? 1 : 0}|${smoothing > 0 ? 1 : 0}|${xLabel}|${width}`;
 
   const data = (): uPlot.AlignedData => {
     const [xs, ...ys] = align(series);
@@ -71,33 +103,49 @@ export function Chart({
   useEffect(() => {
     if (!el.current) return;
     const lines: uPlot.Series[] = series.flatMap((s, i) => {
-      const color = COLORS[i % COLORS.length]!;
+      const color = s.color ?? COLORS[i % COLORS.length]!;
+      const dash = s.dash ? { dash: s.dash } : {};
       return smoothing > 0
         ? [
             // the raw line stays on the canvas but out of the legend (class hides its row)
-            { label: `${s.label} (raw)`, stroke: `${color}44`, width: 1, spanGaps: true, show: true, class: 'raw-series' },
-            { label: s.label, stroke: color, width: 2, spanGaps: true },
+            { label: `${s.label} (raw)`, stroke: `${color}44`, width: 1, spanGaps: true, show: true, class: 'raw-series', ...dash },
+            { label: s.label, stroke: color, width: 2, spanGaps: true, ...dash },
           ]
-        : [{ label: s.label, stroke: color, width: 2, spanGaps: true }];
+        : [{ label: s.label, stroke: color, width: 2, spanGaps: true, ...dash }];
     });
+    const css = getComputedStyle(document.documentElement);
+    const ink = css.getPropertyValue('--muted').trim() || '#9aa7b4';
+    const grid = css.getPropertyValue('--border').trim() || '#2a3541';
+    // steps are whole numbers: tick only at integer increments on a step axis
+    const incrs =
+      xLabel === 'step' ? [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10_000, 20_000, 50_000] : undefined;
     plot.current = new uPlot(
       {
         title,
-        width,
+        width: fit(el.current, width),
         height,
         cursor: { sync: { key: syncKey }, drag: { x: true, y: false } },
-        legend: { live: true },
-        scales: { x: { time: false }, y: log ? { distr: 3 } : {} },
+        // the legend shows dashed series (validation) with a dashed marker
+        legend: { live: true, markers: { dash: (u: uPlot, i: number) => (u.series[i]?.dash ? 'dashed' : 'solid') } },
+        scales: { x: { time: false }, y: logOk ? { distr: 3 } : { range: yRange } },
         axes: [
-          { label: xLabel, stroke: '#9aa7b4', grid: { stroke: '#2a3541' } },
-          { stroke: '#9aa7b4', grid: { stroke: '#2a3541' } },
+          { label: xLabel, stroke: ink, grid: { stroke: grid }, ...(incrs ? { incrs } : {}) },
+          { stroke: ink, grid: { stroke: grid }, values: (_u: uPlot, splits: number[]) => splits.map(tick) },
         ],
         series: [{ label: xLabel }, ...lines],
       },
       data(),
       el.current,
     );
+    // the plot fills its panel, and follows it when the window or the grid resizes
+    const box = el.current;
+    const resize = new ResizeObserver(() => {
+      const w = fit(box, width);
+      if (plot.current && Math.abs(plot.current.width - w) > 1) plot.current.setSize({ width: w, height });
+    });
+    resize.observe(box);
     return () => {
+      resize.disconnect();
       plot.current?.destroy();
       plot.current = null;
     };
@@ -108,5 +156,52 @@ export function Chart({
     plot.current?.setData(data());
   }, [series, smoothing]);
 
-  return <div className="chart" ref={el} data-testid="chart" data-points={series.reduce((n, s) => n + s.points.length, 0)} />;
+  const file = title.replace(/[^\w.-]+/g, '_');
+  return (
+    <div className="chart" data-testid="chart" data-title={title} data-points={series.reduce((n, s) => n + s.points.length, 0)}>
+      <div className="chart-tools">
+        <button
+          type="button"
+          className="link"
+          aria-label={`download ${title} as PNG`}
+          onClick={() => {
+            const canvas = el.current?.querySelector('canvas');
+            if (canvas) save(canvas.toDataURL('image/png'), `${file}.png`);
+          }}
+        >
+          PNG
+        </button>
+        <button
+          type="button"
+          className="link"
+          aria-label={`download ${title} as CSV`}
+          onClick={() => save(URL.createObjectURL(new Blob([toCsv(series, xLabel)], { type: 'text/csv' })), `${file}.csv`)}
+        >
+          CSV
+        </button>
+        {onRemove ? (
+          <button type="button" className="link" aria-label={`remove chart ${title}`} onClick={onRemove}>
+            remove
+          </button>
+        ) : null}
+      </div>
+      <div ref={el} />
+    </div>
+  );
+}
+
+/** The chart's raw (unsmoothed) series as CSV: one row per x, one column per series. */
+export function toCsv(series: ChartSeries[], xLabel: string): string {
+  const [xs, ...ys] = align(series);
+  const quote = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+  const rows = xs.map((x, i) => [x, ...ys.map((y) => y[i] ?? '')].join(','));
+  return [[xLabel, ...series.map((s) => quote(s.label))].join(','), ...rows].join('\n') + '\n';
+}
+
+function save(href: string, name: string): void {
+  const a = document.createElement('a');
+  a.href = href;
+  a.download = name;
+  a.click();
+  if (href.startsWith('blob:')) setTimeout(() => URL.revokeObjectURL(href), 1000);
 }

@@ -2,8 +2,9 @@
 import type { MetricsEvent, SubscribeAck } from '@starpo/contracts';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useApi } from '../lib/api';
-import { Chart, type ChartSeries } from './Chart';
+import { Chart, COLORS, type ChartSeries } from './Chart';
 import { groupKeys } from './chart-groups';
+import { useChartSettings } from './chart-settings';
 
 type Point = { step: number; value: number; time: number };
 type Series = { runId: string; key: string; points: Point[] };
@@ -13,15 +14,15 @@ type Series = { runId: string; key: string; points: Point[] };
  * from the socket (each run subscribed with the last step it has, so a reconnect catches up).
  */
 export function RunCharts({ runs, live = true, only }: { runs: { id: string; label: string }[]; live?: boolean; only?: RegExp }) {
-  const { call, socket } = useApi();
+  const { call, socket, base } = useApi();
   const [data, setData] = useState<Map<string, Point[]>>(new Map());
   const [loaded, setLoaded] = useState(false);
   const [reloads, setReloads] = useState(0);
   const latest = useRef(data);
   latest.current = data;
-  const [smoothing, setSmoothing] = useState(0.6);
-  const [xMode, setXMode] = useState<'step' | 'time'>('step');
-  const [logScale, setLogScale] = useState(false);
+  const [settings, update] = useChartSettings();
+  const { smoothing, x: xMode, log: logScale, added } = settings;
+  const [pick, setPick] = useState('');
   const [error, setError] = useState('');
   const ids = runs.map((r) => r.id).join(',');
 
@@ -81,11 +82,14 @@ export function RunCharts({ runs, live = true, only }: { runs: { id: string; lab
     };
   }, [ids, live, loaded, socket]);
 
-  const keys = useMemo(
-    () => [...new Set([...data.keys()].map((k) => k.slice(k.indexOf(' ') + 1)))].filter((k) => !only || only.test(k)),
-    [data, only],
-  );
-  const groups = useMemo(() => groupKeys(keys), [keys]);
+  const allKeys = useMemo(() => [...new Set([...data.keys()].map((k) => k.slice(k.indexOf(' ') + 1)))].sort(), [data]);
+  const keys = useMemo(() => allKeys.filter((k) => !only || only.test(k)), [allKeys, only]);
+  const groups = useMemo((): { title: string; keys: string[]; log?: boolean; custom?: boolean }[] => {
+    const g = groupKeys(keys);
+    const charted = new Set(g.flatMap((x) => x.keys));
+    // charts added with "+ chart", for any logged key, after the built-in ones
+    return [...g, ...added.filter((k) => allKeys.includes(k) && !charted.has(k)).map((k) => ({ title: k, keys: [k], custom: true }))];
+  }, [keys, allKeys, added]);
   const t0 = useMemo(() => {
     let min = Infinity; // a loop: spreading 10⁵ points into Math.min overflows the stack
     for (const pts of data.values()) for (const p of pts) if (p.time < min) min = p.time;
@@ -105,33 +109,66 @@ export function RunCharts({ runs, live = true, only }: { runs: { id: string; lab
             max={0.99}
             step={0.01}
             value={smoothing}
-            onChange={(e) => setSmoothing(Number(e.target.value))}
+            onChange={(e) => update({ smoothing: Number(e.target.value) })}
             aria-label="smoothing"
           />
         </label>
         <label>
           x-axis
-          <select value={xMode} onChange={(e) => setXMode(e.target.value as 'step' | 'time')}>
+          <select value={xMode} onChange={(e) => update({ x: e.target.value as 'step' | 'time' })}>
             <option value="step">step</option>
             <option value="time">wall time (s)</option>
           </select>
         </label>
         <label>
-          <input type="checkbox" checked={logScale} onChange={(e) => setLogScale(e.target.checked)} /> log scale
+          <input type="checkbox" checked={logScale} onChange={(e) => update({ log: e.target.checked })} /> log scale
         </label>
+        <form
+          className="add-chart"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (allKeys.includes(pick) && !added.includes(pick)) update({ added: [...added, pick] });
+            setPick('');
+          }}
+        >
+          <input
+            list="metric-keys"
+            aria-label="metric to chart"
+            placeholder="search a metric…"
+            value={pick}
+            onChange={(e) => setPick(e.target.value)}
+          />
+          <datalist id="metric-keys">
+            {allKeys.map((k) => (
+              <option key={k} value={k} />
+            ))}
+          </datalist>
+          <button type="submit" disabled={!allKeys.includes(pick)} data-testid="add-chart">
+            + chart
+          </button>
+        </form>
+        {runs.length === 1 ? (
+          <a className="button" href={`${base}/api/runs/${runs[0]!.id}/metrics?format=csv`} download>
+            CSV
+          </a>
+        ) : null}
       </div>
       <div className="charts">
         {groups.map((g) => {
-          const series: ChartSeries[] = runs.flatMap((r) =>
+          // Compare: a run keeps its colour on every chart; validation lines are dashed so train stays visible
+          const series: ChartSeries[] = runs.flatMap((r, ri) =>
             g.keys
               .filter((k) => data.has(`${r.id} ${k}`))
               .map((k) => ({
                 label: runs.length > 1 ? `${r.label}: ${k}` : k,
                 points: data.get(`${r.id} ${k}`)!.map((p) => [xMode === 'step' ? p.step : p.time - t0, p.value] as [number, number]),
+                ...(runs.length > 1 ? { color: COLORS[ri % COLORS.length] } : {}),
+                ...(k.startsWith('val/') ? { dash: [6, 4] } : {}),
               })),
           );
           return (
             <Chart
+              onRemove={g.custom ? () => update({ added: added.filter((k) => k !== g.title) }) : undefined}
               key={g.title}
               title={g.title}
               series={series}

@@ -2,6 +2,8 @@
 import { usePathname, useRouter } from 'next/navigation';
 import { useEffect, useState, type ReactNode } from 'react';
 import { useApi } from '../lib/api';
+import { denied } from '../lib/roles';
+import { GatedLink } from './Gated';
 
 const OPEN = ['/login', '/envs'];
 
@@ -11,6 +13,8 @@ export function Shell({ children }: { children: ReactNode }) {
   const path = usePathname();
   const router = useRouter();
   const [offline, setOffline] = useState(false);
+  const [menu, setMenu] = useState(false); // the nav's open state on narrow screens
+  useEffect(() => setMenu(false), [path]);
   useEffect(() => {
     if (me === null && !OPEN.some((p) => path.startsWith(p))) router.replace(`/login?next=${encodeURIComponent(path)}`);
   }, [me, path, router]);
@@ -30,16 +34,22 @@ export function Shell({ children }: { children: ReactNode }) {
   }, [me, socket]);
   return (
     <>
-      <header className="top">
+      <header className={`top${menu ? ' open' : ''}`}>
         <a className="brand" href="/">
           StarPO Studio
         </a>
-        <nav>
+        <button type="button" className="menu-toggle" aria-expanded={menu} aria-controls="main-nav" onClick={() => setMenu(!menu)}>
+          Menu
+        </button>
+        <nav id="main-nav" aria-label="main">
           <a href="/">Runs</a>
-          <a href="/runs/new">New run</a>
+          <GatedLink href="/runs/new" className="nav-link" reason={me ? denied(me, 'launch') : null}>
+            New run
+          </GatedLink>
           <a href="/compare">Compare</a>
           <a href="/workers">Workers</a>
           <a href="/envs">Environments</a>
+          {me ? <a href="/settings">Settings</a> : null}
         </nav>
         <span className="spacer" />
         {me ? (

@@ -1,8 +1,9 @@
 'use client';
 import type { Page, TrajectorySummary } from '@starpo/contracts';
-import { DIAGNOSTIC_FLAGS } from '@starpo/envs';
+import { createEnv, DIAGNOSTIC_FLAGS, type EnvSnapshot } from '@starpo/envs';
 import { useMemo, useState } from 'react';
-import { useGet } from '../lib/api';
+import { useApi, useGet } from '../lib/api';
+import { Board } from './Board';
 import { FLAG_LABELS } from './flags';
 import { StepRange } from './StepRange';
 
@@ -10,10 +11,14 @@ import { StepRange } from './StepRange';
 export function TrajectoriesTab({
   runId,
   initial = {},
+  env,
 }: {
   runId: string;
   initial?: Partial<Record<'flag' | 'from' | 'to' | 'split', string>>;
+  /** The run's environment, to draw each group's initial state from its seed. */
+  env?: { name: string; config?: Record<string, unknown> };
 }) {
+  const { base } = useApi();
   const [f, setF] = useState({ from: '', to: '', split: '', success: '', minReward: '', maxReward: '', group: '', flag: '', ...initial });
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const [view, setView] = useState<'list' | 'groups'>('list');
@@ -65,6 +70,9 @@ export function TrajectoriesTab({
         <button className={view === 'groups' ? 'active' : ''} onClick={() => setView('groups')}>
           Groups
         </button>
+        <a className="button" href={`${base}/api/runs/${runId}/trajectories.jsonl`} download data-testid="export-jsonl">
+          JSONL
+        </a>
       </div>
       {error ? <p className="error">{error.message}</p> : null}
       {!data ? (
@@ -127,7 +135,7 @@ export function TrajectoriesTab({
           </div>
         </>
       ) : (
-        <div className="groups">
+        <div className="groups" data-testid="groups">
           {groups.map(([k, ts]) => {
             const rewards = ts.map((t) => t.totalReward);
             const mean = rewards.reduce((a, b) => a + b, 0) / rewards.length;
@@ -135,10 +143,13 @@ export function TrajectoriesTab({
             return (
               <div className="panel group" key={k}>
                 <h3>
-                  step {ts[0]!.step} · {ts[0]!.split} · group {ts[0]!.group} (seed {ts[0]!.seed}) — mean {mean.toFixed(2)}, std{' '}
-                  {std.toFixed(2)}
-                  {ts[0]!.keptByFilter === false ? ' · dropped by the filter' : ''}
+                  step {ts[0]!.step} · {ts[0]!.split} · group {ts[0]!.group}
                 </h3>
+                <p className="muted">
+                  seed {ts[0]!.seed} · mean {mean.toFixed(2)}, std {std.toFixed(2)}
+                  {ts[0]!.keptByFilter === false ? ' · dropped by the filter' : ''}
+                </p>
+                {env ? <InitialState env={env} seed={ts[0]!.seed} /> : null}
                 <div className="group-row">
                   {ts.map((t) => (
                     <a key={t.id} href={`/trajectories/${t.id}`} className={`gcell ${t.success ? 'ok' : 'bad'}`}>
@@ -157,4 +168,18 @@ export function TrajectoriesTab({
       )}
     </div>
   );
+}
+
+/** A group's initial state, regenerated from its seed (the environments are deterministic per seed). */
+function InitialState({ env, seed }: { env: { name: string; config?: Record<string, unknown> }; seed: number }) {
+  const snapshot = useMemo((): EnvSnapshot | null => {
+    try {
+      const e = createEnv(env.name, env.config ?? {});
+      e.reset(seed);
+      return e.snapshot();
+    } catch {
+      return null; // an environment this dashboard does not know: the numbers still show
+    }
+  }, [env, seed]);
+  return snapshot && snapshot.env !== 'bandit' ? <Board snapshot={snapshot} compact /> : null;
 }

@@ -6,7 +6,9 @@ export const CHART_GROUPS: { title: string; keys: RegExp; log?: boolean }[] = [
   { title: 'Entropy', keys: /^(train\/entropy|val\/entropy)$/ },
   { title: 'Well-formed replies', keys: /^(train|val)\/well_formed_rate$/ },
   { title: 'Valid / effective actions', keys: /^train\/action_is_(valid|effective)$/ },
-  { title: 'Response length (tokens)', keys: /^(train\/response_length|train\/think_length)$/ },
+  // different units, different charts: tokens and characters do not share an axis
+  { title: 'Response length (tokens)', keys: /^train\/response_length$/ },
+  { title: 'Think length (characters)', keys: /^train\/think_length$/ },
   { title: 'Gradient norm', keys: /^(actor|critic)\/grad_norm$/, log: true },
   { title: 'KL', keys: /^actor\/(kl_ref|ppo_kl|kl_loss)$/ },
   { title: 'Clip fraction', keys: /^actor\/pg_clipfrac(_lower)?$/ },

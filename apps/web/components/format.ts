@@ -3,9 +3,12 @@ export const pct = (x: number | null | undefined) => (x === null || x === undefi
 export function duration(from: string | null, to: string | null): string {
   if (!from) return '—';
   const s = Math.max(0, ((to ? Date.parse(to) : Date.now()) - Date.parse(from)) / 1000);
-  if (s < 60) return `${Math.round(s)} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
-  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
+  // round once, then split, so 119.6 s reads "2 min 0 s" and never "1 min 60 s"
+  const secs = Math.round(s);
+  if (secs < 60) return `${secs} s`;
+  if (secs < 3600) return `${Math.floor(secs / 60)} min ${secs % 60} s`;
+  const mins = Math.round(s / 60);
+  return `${Math.floor(mins / 60)} h ${mins % 60} min`;
 }
 
 export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');

@@ -57,6 +57,8 @@ export interface MetricSeries {
 
 export const ROLES = ['owner', 'member', 'viewer'] as const;
 export type RoleName = (typeof ROLES)[number];
+/** Higher ranks may do all that lower ones may: the API's guard and the dashboard's controls both read this. */
+export const ROLE_RANK: Record<RoleName, number> = { viewer: 0, member: 1, owner: 2 };
 
 const email = z.string().trim().toLowerCase().email().max(320);
 const password = z.string().min(8, 'at least 8 characters').max(200);

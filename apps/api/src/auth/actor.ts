@@ -1,5 +1,5 @@
 import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
-import type { RoleName } from '@starpo/contracts';
+import { ROLE_RANK, type RoleName } from '@starpo/contracts';
 
 /** Who is calling: resolved from the session cookie or a bearer API token by the AuthGuard. */
 export interface Actor {
@@ -10,7 +10,7 @@ export interface Actor {
   sessionId?: string;
 }
 
-export const RANK: Record<RoleName, number> = { viewer: 0, member: 1, owner: 2 };
+export const RANK = ROLE_RANK;
 
 export const PUBLIC_KEY = 'starpo:public';
 export const MIN_ROLE_KEY = 'starpo:minRole';

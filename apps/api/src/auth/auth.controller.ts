@@ -87,6 +87,19 @@ export class TeamController {
   }
 
   @MinRole('owner')
+  @Get('invites')
+  invites(@CurrentActor() actor: Actor) {
+    return this.auth.invites(actor);
+  }
+
+  @MinRole('owner')
+  @Delete('invites/:id')
+  @HttpCode(204)
+  revokeInvite(@CurrentActor() actor: Actor, @Param('id') id: string): Promise<void> {
+    return this.auth.revokeInvite(actor, id);
+  }
+
+  @MinRole('owner')
   @Patch('members/:userId')
   setRole(@CurrentActor() actor: Actor, @Param('userId') userId: string, @Body() body: unknown) {
     return this.auth.setRole(actor, userId, parseInput(updateMemberSchema, body).role);

@@ -52,7 +52,10 @@ export class AuthService {
         teamId = (await tx.team.create({ data: { name: req.teamName ?? 'My team' } })).id;
         role = 'owner';
       } else {
-        if (!req.invite) throw new ForbiddenException('this deployment has a team already: ask an owner for an invite');
+        if (!req.invite)
+          throw new ForbiddenException(
+            'this deployment has a team already: sign in with POST /api/auth/login if you have an account, or ask an owner for an invite',
+          );
         const invite = await tx.invite.findUnique({ where: { tokenHash: hashSecret(req.invite) } });
         if (!invite || invite.acceptedAt || invite.expiresAt < new Date())
           throw new BadRequestException({
@@ -130,6 +133,25 @@ export class AuthService {
       },
     });
     return { id: invite.id, token, role, email: invite.email, expiresAt: invite.expiresAt.toISOString() };
+  }
+
+  /** Invites not yet accepted, newest first, expired ones included so an owner sees why a link failed. */
+  async invites(actor: Actor) {
+    const rows = await this.db.invite.findMany({ where: { teamId: actor.teamId, acceptedAt: null }, orderBy: { createdAt: 'desc' } });
+    return rows.map((i) => ({
+      id: i.id,
+      role: i.role,
+      email: i.email,
+      createdAt: i.createdAt.toISOString(),
+      expiresAt: i.expiresAt.toISOString(),
+      expired: i.expiresAt < new Date(),
+    }));
+  }
+
+  /** Revoking deletes the invite: its token then matches nothing, like an unknown one. */
+  async revokeInvite(actor: Actor, id: string): Promise<void> {
+    const n = await this.db.invite.deleteMany({ where: { id, teamId: actor.teamId, acceptedAt: null } }).catch(() => ({ count: 0 }));
+    if (n.count === 0) throw new NotFoundException(`invite ${id} not found`);
   }
 
   async members(actor: Actor) {

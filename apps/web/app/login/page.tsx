@@ -51,6 +51,15 @@ function LoginForm() {
     <form className="panel narrow" onSubmit={submit} data-testid="login-form">
       <h1>{mode === 'login' ? 'Sign in' : mode === 'setup' ? 'Create your team' : 'Join with an invite'}</h1>
       {mode === 'setup' ? <p className="muted">This deployment has no account yet: the first one creates the team and owns it.</p> : null}
+      {mode === 'login' ? (
+        <p className="muted" data-testid="access-model">
+          The first person to open a new deployment creates its team and owns it. Everyone else joins with an invite link from an owner
+          (Settings → Team), then signs in here.
+        </p>
+      ) : null}
+      {mode === 'invite' ? (
+        <p className="muted">Paste the token of the invite link an owner sent you; the invite decides your role and works once.</p>
+      ) : null}
       {mode !== 'login' ? (
         <Field label="Your name" error={errors.name}>
           <input name="name" value={form.name} onChange={set('name')} autoComplete="name" />

@@ -4,11 +4,14 @@ import { useParams, useRouter } from 'next/navigation';
 import { useEffect, useMemo, useState } from 'react';
 import { algorithmLabel, duration, pct, when } from '../../../components/format';
 import { DiagnosticsTab } from '../../../components/DiagnosticsTab';
+import { Gated, GatedLink } from '../../../components/Gated';
 import { RunCharts } from '../../../components/RunCharts';
+import { RunMeta } from '../../../components/RunMeta';
 import { Progress, StatusBadge } from '../../../components/StatusBadge';
 import { TrajectoriesTab } from '../../../components/TrajectoriesTab';
 import { LogsTab, PhaseProgress, WarningsPanel } from '../../../components/RunActivity';
 import { useApi, useGet } from '../../../lib/api';
+import { denied } from '../../../lib/roles';
 
 interface RunDetail {
   id: string;
@@ -35,13 +38,14 @@ interface RunDetail {
   warnings: string[];
   progress: RunProgress | null;
   queuePosition: number | null;
+  ownerId: string | null;
 }
 type Tab = 'charts' | 'trajectories' | 'diagnostics' | 'config' | 'checkpoints' | 'logs';
 type TrajectoryFilter = Partial<Record<'flag' | 'from' | 'to' | 'split', string>>;
 
 export default function RunPage() {
   const { id } = useParams<{ id: string }>();
-  const { call, socket, base } = useApi();
+  const { call, socket, base, me } = useApi();
   const router = useRouter();
   const { data: run, error, reload } = useGet<RunDetail>(`/api/runs/${id}`);
   const [tab, setTab] = useState<Tab>('charts');
@@ -93,37 +97,47 @@ export default function RunPage() {
         <StatusBadge status={run.status} cancelRequested={run.cancelRequested} />
         <span className="spacer" />
         {!finished ? (
-          <button
-            disabled={cancelling}
-            onClick={() => {
-              setCancelClicked(true);
-              void act(`/api/runs/${id}/cancel`).then((ok) => ok || setCancelClicked(false));
-            }}
-            data-testid="cancel"
-          >
-            {cancelling ? 'cancelling…' : 'Cancel'}
-          </button>
+          <Gated reason={denied(me, 'cancel')}>
+            <button
+              disabled={cancelling || !!denied(me, 'cancel')}
+              onClick={() => {
+                setCancelClicked(true);
+                void act(`/api/runs/${id}/cancel`).then((ok) => ok || setCancelClicked(false));
+              }}
+              data-testid="cancel"
+            >
+              {cancelling ? 'cancelling…' : 'Cancel'}
+            </button>
+          </Gated>
         ) : null}
         {['failed', 'cancelled'].includes(run.status) && run.kind === 'train' ? (
-          <button onClick={() => act(`/api/runs/${id}/resume`)}>Resume</button>
+          <Gated reason={denied(me, 'resume')}>
+            <button onClick={() => act(`/api/runs/${id}/resume`)} disabled={!!denied(me, 'resume')}>
+              Resume
+            </button>
+          </Gated>
         ) : null}
-        <a className="button" href={`/runs/new?from=${id}`}>
+        <GatedLink href={`/runs/new?from=${id}`} reason={denied(me, 'clone')} testId="clone">
           Clone
-        </a>
-        <button
-          className="danger"
-          onClick={async () => {
-            if (!window.confirm(`Delete run "${run.name}" and all its metrics, trajectories and checkpoints?`)) return;
-            try {
-              await call('DELETE', `/api/runs/${id}`);
-              router.push('/');
-            } catch (e) {
-              setActionError((e as Error).message);
-            }
-          }}
-        >
-          Delete
-        </button>
+        </GatedLink>
+        <Gated reason={denied(me, 'delete', run)}>
+          <button
+            className="danger"
+            data-testid="delete"
+            disabled={!!denied(me, 'delete', run)}
+            onClick={async () => {
+              if (!window.confirm(`Delete run "${run.name}" and all its metrics, trajectories and checkpoints?`)) return;
+              try {
+                await call('DELETE', `/api/runs/${id}`);
+                router.push('/');
+              } catch (e) {
+                setActionError((e as Error).message);
+              }
+            }}
+          >
+            Delete
+          </button>
+        </Gated>
       </div>
       {actionError ? <p className="error">{actionError}</p> : null}
       <div className="panel facts">
@@ -171,6 +185,7 @@ export default function RunPage() {
       ) : null}
       <WarningsPanel runId={id} codes={run.warnings} />
       {run.error ? <pre className="panel error">{run.error}</pre> : null}
+      <RunMeta run={run} denied={denied(me, 'edit')} onSaved={reload} />
       <nav className="tabs" role="tablist">
         {(['charts', 'trajectories', 'diagnostics', 'config', 'checkpoints', 'logs'] as Tab[]).map((t) => (
           <button key={t} role="tab" aria-selected={tab === t} className={tab === t ? 'active' : ''} onClick={() => setTab(t)}>
@@ -179,7 +194,7 @@ export default function RunPage() {
         ))}
       </nav>
       {tab === 'charts' ? <RunCharts runs={[{ id, label: run.name }]} live={!finished} /> : null}
-      {tab === 'trajectories' ? <TrajectoriesTab runId={id} initial={trajectoryFilter} /> : null}
+      {tab === 'trajectories' ? <TrajectoriesTab runId={id} initial={trajectoryFilter} env={run.config.env as { name: string }} /> : null}
       {tab === 'diagnostics' ? (
         <DiagnosticsTab
           runId={id}
@@ -256,32 +271,41 @@ function CheckpointsTab({ runId, base }: { runId: string; base: string }) {
   if (error) return <p className="error">{error.message}</p>;
   if (!data) return <p className="muted">Loading…</p>;
   if (!data.length) return <div className="panel empty">No checkpoints yet.</div>;
+  const latest = data.reduce((a, b) => (b.step > a.step ? b : a));
   return (
-    <table>
-      <thead>
-        <tr>
-          <th>Step</th>
-          <th>File</th>
-          <th>Size</th>
-          <th>sha256</th>
-          <th>Saved</th>
-        </tr>
-      </thead>
-      <tbody>
-        {data.map((c) => (
-          <tr key={c.id}>
-            <td>{c.step}</td>
-            <td>
-              <a href={`${base}/api/checkpoints/${c.id}/download`}>{c.kind}</a>
-            </td>
-            <td>{(c.sizeBytes / 1024).toFixed(1)} KiB</td>
-            <td>
-              <code>{c.sha256.slice(0, 12)}…</code>
-            </td>
-            <td>{when(c.createdAt)}</td>
+    <>
+      <p>
+        <a className="button primary" href={`${base}/api/checkpoints/${latest.id}/download`} data-testid="download-latest">
+          Download the latest checkpoint (step {latest.step})
+        </a>{' '}
+        <span className="muted">one file, streamed and checksummed; every saved step is listed below</span>
+      </p>
+      <table>
+        <thead>
+          <tr>
+            <th>Step</th>
+            <th>File</th>
+            <th>Size</th>
+            <th>sha256</th>
+            <th>Saved</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {data.map((c) => (
+            <tr key={c.id}>
+              <td>{c.step}</td>
+              <td>
+                <a href={`${base}/api/checkpoints/${c.id}/download`}>{c.kind}</a>
+              </td>
+              <td>{(c.sizeBytes / 1024).toFixed(1)} KiB</td>
+              <td>
+                <code>{c.sha256.slice(0, 12)}…</code>
+              </td>
+              <td>{when(c.createdAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
   );
 }

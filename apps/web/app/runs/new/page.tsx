@@ -14,7 +14,10 @@ import { useRouter, useSearchParams } from 'next/navigation';
 import { Suspense, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Board } from '../../../components/Board';
 import { errorsByPath, Field } from '../../../components/Field';
+import { splitTags } from '../../../components/RunMeta';
 import { ApiError, useApi } from '../../../lib/api';
+import { denied } from '../../../lib/roles';
+import { cloneForm, readableError, setPath, withoutEnvSection } from '../../../lib/clone';
 import { getPath } from '../../../lib/paths';
 
 /** The fields shown up front; everything else goes through the JSON overrides box. */
@@ -31,21 +34,15 @@ const FIELDS: { path: string; label: string; type: 'number' | 'text' }[] = [
   { path: 'training.seed', label: 'Seed', type: 'number' },
 ];
 
-function setPath(o: Record<string, unknown>, path: string, v: unknown): void {
-  const keys = path.split('.');
-  let n = o;
-  for (const k of keys.slice(0, -1)) n = (n[k] ??= {}) as Record<string, unknown>;
-  n[keys.at(-1)!] = v;
-}
-
 function NewRunForm() {
-  const { call } = useApi();
+  const { call, me } = useApi();
   const router = useRouter();
   const params = useSearchParams();
   const [preset, setPreset] = useState<string>('quick-cpu');
   const [env, setEnv] = useState('sokoban');
   const [name, setName] = useState('');
   const [tags, setTags] = useState('');
+  const [notes, setNotes] = useState('');
   const [base, setBase] = useState('');
   const [values, setValues] = useState<Record<string, string>>({});
   const [extra, setExtra] = useState('{}');
@@ -62,14 +59,23 @@ function NewRunForm() {
   }, [call]);
   useEffect(() => {
     if (!from) return;
-    call<{ name: string; preset: string | null; config: Record<string, unknown>; tags: string[] }>('GET', `/api/runs/${from}`)
+    call<{ name: string; preset: string | null; config: Record<string, unknown>; tags: string[]; notes: string }>(
+      'GET',
+      `/api/runs/${from}`,
+    )
       .then((r) => {
+        const f = cloneForm(
+          r,
+          FIELDS.map((x) => x.path),
+        );
         setName(`${r.name} (clone)`);
         setTags(r.tags.join(', '));
-        setPreset('');
-        setEnv(String(getPath(r.config, 'env.name')));
-        setBase(String(getPath(r.config, 'model.base') ?? ''));
-        setExtra(JSON.stringify(r.config, null, 2));
+        setNotes(r.notes);
+        setPreset(f.preset);
+        setEnv(f.env);
+        setBase(f.base);
+        setValues(f.values);
+        setExtra(JSON.stringify(f.overrides, null, 2));
       })
       .catch((e: Error) => setMessage(`cannot clone: ${e.message}`));
   }, [call, from]);
@@ -93,8 +99,26 @@ function NewRunForm() {
   }, [extra, env, base, values, preset]);
   const current = useRef(built);
   current.current = built;
-  useEffect(() => setErrors({}), [built]); // the API's errors were about the previous values
+  // the API's errors and message were about the previous values
+  useEffect(() => {
+    setErrors({});
+    setMessage((m) => (m.startsWith('cannot clone') ? m : ''));
+  }, [built]);
+  /** The preset's values for this environment, for the hints: they do not depend on what is typed. */
+  const defaults = useMemo(() => {
+    try {
+      return buildRunConfig(preset || undefined, { env: { name: env } } as RunConfigOverrides);
+    } catch {
+      return undefined;
+    }
+  }, [preset, env]);
   const shown = { ...(built.errors ?? {}), ...errors };
+  const invalid = Object.keys(built.errors ?? {}).length;
+  const blocked =
+    denied(me, 'launch') ??
+    (invalid
+      ? `Launch is off until ${invalid === 1 ? 'the field' : `${invalid} fields`} above ${invalid === 1 ? 'is' : 'are'} fixed`
+      : null);
 
   const preview = useMemo((): { snapshot: EnvSnapshot } | { error: string } => {
     try {
@@ -102,7 +126,12 @@ function NewRunForm() {
       e.reset(seed);
       return { snapshot: e.snapshot() };
     } catch (err) {
-      return { error: (err as Error).message };
+      const envErrors = Object.entries(built.errors ?? {}).filter(([p]) => p.startsWith('env.'));
+      return {
+        error: `No sample until the environment settings are valid: ${
+          envErrors.length ? envErrors.map(([p, m]) => `${p}: ${m}`).join('; ') : readableError(err)
+        }`,
+      };
     }
   }, [env, seed, built.overrides]);
 
@@ -116,10 +145,8 @@ function NewRunForm() {
         ...(name ? { name } : {}),
         ...(preset ? { preset } : {}),
         config: built.overrides ?? {},
-        tags: tags
-          .split(',')
-          .map((t) => t.trim())
-          .filter(Boolean),
+        tags: splitTags(tags),
+        ...(notes ? { notes } : {}),
       });
       router.push(`/runs/${run.id}`);
     } catch (err) {
@@ -151,7 +178,14 @@ function NewRunForm() {
             </select>
           </Field>
           <Field label="Environment" error={shown['env.name']}>
-            <select name="env" value={env} onChange={(e) => setEnv(e.target.value)}>
+            <select
+              name="env"
+              value={env}
+              onChange={(e) => {
+                setEnv(e.target.value);
+                setExtra(withoutEnvSection); // the old environment's settings do not apply to the new one
+              }}
+            >
               <option>sokoban</option>
               <option>frozenlake</option>
               <option>bandit</option>
@@ -176,15 +210,18 @@ function NewRunForm() {
           <Field label="Tags" hint="comma-separated">
             <input name="tags" value={tags} onChange={(e) => setTags(e.target.value)} />
           </Field>
+          <Field label="Notes" error={shown.notes} hint="Markdown; editable later on the run page">
+            <textarea name="notes" rows={3} value={notes} onChange={(e) => setNotes(e.target.value)} />
+          </Field>
           <fieldset>
             <legend>Training</legend>
             {FIELDS.map((f) => (
-              <Field key={f.path} label={f.label} error={shown[f.path]} hint={`default ${String(getPath(built.config, f.path) ?? '—')}`}>
+              <Field key={f.path} label={f.label} error={shown[f.path]} hint={`default ${String(getPath(defaults, f.path) ?? '—')}`}>
                 <input
                   name={f.path}
                   inputMode="decimal"
                   value={values[f.path] ?? ''}
-                  placeholder={String(getPath(built.config, f.path) ?? '')}
+                  placeholder={String(getPath(defaults, f.path) ?? '')}
                   onChange={(e) => setValues({ ...values, [f.path]: e.target.value })}
                 />
               </Field>
@@ -211,16 +248,29 @@ function NewRunForm() {
               {message}
             </p>
           ) : null}
-          <button type="submit" className="primary">
-            Launch
-          </button>
+          <div className="toolbar">
+            <button type="submit" className="primary" disabled={!!blocked} aria-describedby={blocked ? 'launch-blocked' : undefined}>
+              Launch
+            </button>
+            {blocked ? (
+              <span className="muted" id="launch-blocked" data-testid="launch-blocked">
+                {blocked}
+              </span>
+            ) : null}
+          </div>
         </div>
         <div className="panel">
           <h2>Sample initial state</h2>
           <Field label="Seed">
             <input type="number" value={seed} onChange={(e) => setSeed(Number(e.target.value) || 0)} />
           </Field>
-          {'error' in preview ? <p className="error">{preview.error}</p> : <Board snapshot={preview.snapshot} testId="preview-board" />}
+          {'error' in preview ? (
+            <p className="error" data-testid="preview-error">
+              {preview.error}
+            </p>
+          ) : (
+            <Board snapshot={preview.snapshot} testId="preview-board" />
+          )}
         </div>
       </div>
     </form>

@@ -1,0 +1,27 @@
+import { ROLE_RANK, type Me, type RoleName } from '@starpo/contracts';
+
+/** What the dashboard offers; each maps to the least role the API's guard asks for. */
+export type Action = 'launch' | 'edit' | 'cancel' | 'resume' | 'clone' | 'delete' | 'manageTeam';
+
+const MIN: Record<Action, RoleName> = {
+  launch: 'member',
+  edit: 'member',
+  cancel: 'member',
+  resume: 'member',
+  clone: 'member',
+  delete: 'member',
+  manageTeam: 'owner',
+};
+
+/**
+ * Why `me` may not do `action` (on `run`, for per-run rules), or null when allowed.
+ * The API decides in the end; this only keeps controls a role cannot use from looking usable.
+ */
+export function denied(me: Me | null | undefined, action: Action, run?: { ownerId: string | null }): string | null {
+  if (!me) return 'sign in first';
+  const min = MIN[action];
+  if (ROLE_RANK[me.role] < ROLE_RANK[min]) return `needs the ${min} role; you are ${me.role}`;
+  if (action === 'delete' && run && run.ownerId !== me.user.id && me.role !== 'owner')
+    return 'only the run owner or a team owner may delete it';
+  return null;
+}
