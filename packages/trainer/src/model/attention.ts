@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
+import { blasActive } from './blas-kernel.js';
 import { matMul2d } from './matmul.js';
 
 const NEG_INF = -1e9;
@@ -30,7 +31,9 @@ export function perRowMask(causal: tf.Tensor2D, keyMask: tf.Tensor2D): Attention
  */
 export function attentionMask(causal: tf.Tensor2D, keyMask: tf.Tensor2D, groups: number): AttentionMask {
   const [len, total] = causal.shape;
-  return tf.getBackend() === 'wasm' && groups * len * total >= 1 << 16 ? perRowMask(causal, keyMask) : batchedMask(causal, keyMask);
+  return tf.getBackend() === 'wasm' && !blasActive() && groups * len * total >= 1 << 16
+    ? perRowMask(causal, keyMask)
+    : batchedMask(causal, keyMask);
 }
 
 export interface AttentionInputs {
