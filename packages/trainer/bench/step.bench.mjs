@@ -3,7 +3,9 @@
 // over ROUNDS rounds (default 1) because the machine is shared: phase times, the speed-up, and each
 // step's metrics side by side (the arms must learn the same thing, up to float noise).
 // BASE=<model folder> (default .data/bases/sokoban-coord-tiny, which `npm run bench:learn` pretrains),
-// STEPS=n (default 2), THREADS=n compute threads (default: cores), ARMS=old,new (default both).
+// or starpo-tiny/<size> (random weights: the replies never parse, so it only times the machinery),
+// STEPS=n (default 2), THREADS=n compute threads on cpu/wasm (default: cores), ARMS=old,new (default
+// both), SET="path=value ..." config overrides for every arm (e.g. a smaller rollout for a dry run).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -12,8 +14,8 @@ import { machineLine } from './machine.mjs';
 
 /** Engine settings of each arm: environment for the process, config overrides for the run. */
 const ARMS = {
-  old: { env: { STARPO_MATMUL: 'tfjs' }, set: {} },
-  new: { env: { STARPO_MATMUL: 'blas' }, set: {} },
+  old: { env: { STARPO_MATMUL: 'tfjs' }, set: [] },
+  new: { env: { STARPO_MATMUL: 'blas' }, set: [] },
 };
 const PHASES = ['gen', 'old_log_prob', 'update_actor', 'step'];
 /** Metrics compared between arms: what the policy did and how the update moved it. */
@@ -24,22 +26,25 @@ const steps = Number(process.env.STEPS ?? 2);
 const threads = Number(process.env.THREADS ?? availableParallelism());
 
 async function runArm(name) {
-  const { buildRunConfig } = await import('@starpo/contracts');
+  const { applySetting, buildRunConfig } = await import('@starpo/contracts');
   const { initBackend } = await import('../dist/backend.js');
   const { ComputePool } = await import('../dist/parallel/pool.js');
   const { train } = await import('../dist/train/loop.js');
   const { MemorySink } = await import('../dist/train/sink.js');
   const { loadBaseModel } = await import('../dist/train/models.js');
   const info = await initBackend('auto');
-  const config = buildRunConfig('quick-cpu', {
+  const overrides = {
     env: { name: 'sokoban' },
     model: { base },
     training: { steps, checkpointEvery: 0, trainTrajectoryShare: 0 },
     rollout: { validation: { every: 0, beforeTraining: false } },
-    ...ARMS[name].set,
-  });
+  };
+  for (const a of [...(process.env.SET ?? '').split(/\s+/).filter(Boolean), ...ARMS[name].set]) applySetting(overrides, a);
+  const config = buildRunConfig('quick-cpu', overrides);
   const b = loadBaseModel(base, config.training.seed);
-  const pool = threads > 1 ? await ComputePool.start(threads - 1, b.model, b.tokenizer, info.name) : null;
+  // the pool gives CPU backends one thread per core; a GPU backend runs alone
+  const cpuBackend = info.name === 'wasm' || info.name === 'cpu';
+  const pool = threads > 1 && cpuBackend ? await ComputePool.start(threads - 1, b.model, b.tokenizer, info.name) : null;
   const sink = new MemorySink();
   await train({ config, base: b, sink, pool });
   await pool?.close();
@@ -54,7 +59,7 @@ if (process.argv[2] === '--arm') {
 }
 
 // a random model writes 96-token replies that never parse: a step of it measures nothing useful
-if (!existsSync(`${base}/config.json`)) {
+if (!base.startsWith('starpo-tiny/') && !existsSync(`${base}/config.json`)) {
   console.error(
     `no base model in ${base}: set BASE=<folder> or pretrain one (npx starpo pretrain --env sokoban --config tiny --obs grid_coord --out ${base})`,
   );

@@ -79,7 +79,9 @@ async function tryWebgpu(): Promise<BackendInfo | null> {
 
 async function tryWasm(): Promise<BackendInfo | null> {
   try {
-    const wasm = await import('@tensorflow/tfjs-backend-wasm');
+    const mod = await import('@tensorflow/tfjs-backend-wasm');
+    // a bundle (the GPU check) imports this CommonJS package as { default }
+    const wasm = ('setWasmPaths' in mod ? mod : (mod as unknown as { default: typeof mod }).default) as typeof mod;
     const dir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
     wasm.setWasmPaths(dir + path.sep);
     if (!(await tf.setBackend('wasm'))) return null;
