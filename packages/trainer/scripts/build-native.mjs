@@ -1,4 +1,4 @@
-// Builds the optional OpenBLAS matmul addon (native/sgemm.c → native/build/sgemm.node) with the C
+// Builds the optional OpenBLAS matmul addon (native/kernels.c → native/build/kernels.node) with the C
 // compiler and the headers installed with Node: no network, no node-gyp download. When a compiler,
 // Node's headers or a CBLAS (Debian: libopenblas-dev) is missing it says so and exits 0: the trainer
 // then keeps the tfjs kernels.
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'native');
-const out = path.join(root, 'build', 'sgemm.node');
+const out = path.join(root, 'build', 'kernels.node');
 const nodeInclude = path.join(path.dirname(path.dirname(process.execPath)), 'include', 'node');
 const cblas = ['/usr/include/x86_64-linux-gnu', '/usr/include/aarch64-linux-gnu', '/usr/include/openblas', '/usr/include'].find((d) =>
   existsSync(path.join(d, 'cblas.h')),
@@ -23,9 +23,13 @@ if (!cblas) skip('no cblas.h: apt-get install libopenblas-dev');
 mkdirSync(path.dirname(out), { recursive: true });
 try {
   const cc = process.env.CC ?? 'cc';
-  execFileSync(cc, ['-O2', '-shared', '-fPIC', `-I${nodeInclude}`, `-I${cblas}`, path.join(root, 'sgemm.c'), '-lopenblas', '-o', out], {
-    stdio: ['ignore', 'inherit', 'pipe'],
-  });
+  execFileSync(
+    cc,
+    ['-O3', '-shared', '-fPIC', `-I${nodeInclude}`, `-I${cblas}`, path.join(root, 'kernels.c'), '-lopenblas', '-lm', '-o', out],
+    {
+      stdio: ['ignore', 'inherit', 'pipe'],
+    },
+  );
   console.log(`native matmul built: ${path.relative(process.cwd(), out)}`);
 } catch (e) {
   skip(

@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
+import { attention, batchedMask } from '../src/model/attention.js';
 import { blasActive, installBlasMatMul, loadSgemm, uninstallBlasMatMul } from '../src/model/blas-kernel.js';
 import { starpoTinyConfig } from '../src/model/config.js';
 import { Qwen2Model } from '../src/model/qwen2.js';
@@ -48,6 +49,36 @@ for (const backend of ['cpu', 'wasm'] as const) {
       }
     });
 
+    it('fused attention gives the tfjs path’s output and gradients (grouped heads, left padding, a cache)', async () => {
+      await initBackend(backend);
+      const [batch, nH, nKv, len, past, hd] = [2, 6, 2, 5, 4, 8];
+      const total = past + len;
+      const causal = tf
+        .lessEqual(tf.range(0, total, 1, 'int32').expandDims(0), tf.range(past, total, 1, 'int32').expandDims(1))
+        .toFloat() as tf.Tensor2D;
+      const keyMask = tf.tensor2d([Array(total).fill(1), [0, 0, 0, ...Array(total - 3).fill(1)]], [batch, total], 'int32');
+      const mask = batchedMask(causal, keyMask);
+      const q = tf.randomNormal([batch, nH, len, hd], 0, 1, 'float32', 1);
+      const k = tf.randomNormal([batch, nKv, total, hd], 0, 1, 'float32', 2);
+      const v = tf.randomNormal([batch, nKv, total, hd], 0, 1, 'float32', 3);
+      const weights = tf.randomNormal([batch, nH, len, hd], 0, 1, 'float32', 4);
+      const f = (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) =>
+        attention({ q: a as tf.Tensor4D, k: b as tf.Tensor4D, v: c as tf.Tensor4D, mask })
+          .mul(weights)
+          .sum();
+      const [ref, fast] = await bothKernels(backend, async () => {
+        const out = Array.from(await attention({ q, k, v, mask }).data());
+        const grads = await Promise.all(
+          tf
+            .grads(f)([q, k, v])
+            .map(async (g) => Array.from(await g.data())),
+        );
+        return { out, grads };
+      });
+      expect(maxAbsDiff(fast.out, ref.out)).toBeLessThan(1e-5);
+      for (const [i, g] of fast.grads.entries()) expect(maxAbsDiff(g, ref.grads[i]!), 'qkv'[i]).toBeLessThan(1e-4);
+    });
+
     it('gives a starpo-tiny model the same logits and gradients as the tfjs path', async () => {
       await initBackend(backend);
       const model = Qwen2Model.init(starpoTinyConfig('nano', 50), { seed: 3 });
@@ -92,5 +123,10 @@ describe.skipIf(!built.addon)('the sgemm addon', () => {
     const a = new Float32Array(6);
     expect(() => s.sgemm(a, a, new Float32Array(4), 1, 3, 3, 2, false, false, 0, 0)).toThrow(/exceed/);
     expect(() => s.sgemm(a, new Int32Array(6) as unknown as Float32Array, a, 1, 1, 1, 1, false, false, 0, 0)).toThrow(/Float32Array/);
+    // attention: a probs array one float short, and heads that do not divide into KV groups
+    const dims = [1, 2, 1, 2, 3, 2];
+    const [q, kv, bias, probs] = [new Float32Array(8), new Float32Array(6), new Float32Array(6), new Float32Array(11)];
+    expect(() => s.attentionForward(q, kv, kv, bias, new Float32Array(8), probs, dims)).toThrow(/sizes/);
+    expect(() => s.attentionForward(q, kv, kv, bias, new Float32Array(8), new Float32Array(12), [1, 3, 2, 2, 3, 2])).toThrow(/dims/);
   });
 });

@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
-import { blasActive } from './blas-kernel.js';
+import { blasActive, fusedAttention } from './blas-kernel.js';
 import { matMul2d } from './matmul.js';
 
 const NEG_INF = -1e9;
@@ -55,6 +55,7 @@ export function attention(x: AttentionInputs): tf.Tensor4D {
   const [, nKv, total] = x.k.shape;
   const groups = nH / nKv;
   if ('perRow' in x.mask) return attentionPerRow(x, x.mask.perRow);
+  if (blasActive()) return fusedAttention(x.q, x.k, x.v, x.mask.batched);
   // q·kᵀ with the transpose folded into the product: a decode step would otherwise copy the whole key cache
   const k = x.k.reshape([batch * nKv, total, hd]) as tf.Tensor3D;
   const scores = tf

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 
-// tf.matMul on the cpu and wasm backends through an OpenBLAS sgemm (native/sgemm.c), when that optional
+// tf.matMul on the cpu and wasm backends through an OpenBLAS sgemm (native/kernels.c), when that optional
 // addon is built: tfjs-backend-wasm reaches 2–12 GFLOP/s on the update's shapes, OpenBLAS several
 // times more (docs/results/engine.md). The tfjs kernel stays registered underneath as the fallback
 // for what the addon does not handle (non-float32, uneven batch broadcasting).
@@ -22,6 +22,27 @@ interface Sgemm {
     strideB: number,
   ): void;
   setThreads(n: number): void;
+  attentionForward(
+    q: Float32Array,
+    k: Float32Array,
+    v: Float32Array,
+    bias: Float32Array,
+    out: Float32Array,
+    probs: Float32Array,
+    dims: number[],
+  ): void;
+  attentionBackward(
+    q: Float32Array,
+    k: Float32Array,
+    v: Float32Array,
+    probs: Float32Array,
+    out: Float32Array,
+    dOut: Float32Array,
+    dq: Float32Array,
+    dk: Float32Array,
+    dv: Float32Array,
+    dims: number[],
+  ): void;
 }
 
 export type MatmulEngine = 'tfjs' | 'blas';
@@ -33,7 +54,7 @@ let addon: Sgemm | null | undefined;
 export function loadSgemm(): { addon: Sgemm | null; why?: string } {
   if (addon !== undefined) return { addon };
   try {
-    addon = require(fileURLToPath(new URL('../../native/build/sgemm.node', import.meta.url))) as Sgemm;
+    addon = require(fileURLToPath(new URL('../../native/build/kernels.node', import.meta.url))) as Sgemm;
     // the compute pool already gives each core its own thread
     addon.setThreads(Number(process.env.OPENBLAS_NUM_THREADS ?? 1));
     return { addon };
@@ -41,7 +62,7 @@ export function loadSgemm(): { addon: Sgemm | null; why?: string } {
     addon = null;
     return {
       addon,
-      why: `native/build/sgemm.node did not load (${(e as Error).message.split('\n')[0]}); run npm run build -w @starpo/trainer with libopenblas-dev installed`,
+      why: `native/build/kernels.node did not load (${(e as Error).message.split('\n')[0]}); run npm run build -w @starpo/trainer with libopenblas-dev installed`,
     };
   }
 }
@@ -132,6 +153,75 @@ function sgemmMatMul(s: Sgemm, store: Storage, a: TensorInfo, b: TensorInfo, att
 }
 
 const originals = new Map<string, tf.KernelConfig>();
+const ATTENTION = 'StarpoAttention';
+const ATTENTION_GRAD = 'StarpoAttentionGrad';
+
+function storageOf(backendName: 'cpu' | 'wasm', backend: unknown): Storage {
+  return backendName === 'wasm' ? wasmStorage(backend as WasmBackendLike) : cpuStorage(backend as CpuBackendLike);
+}
+
+/** [B, nH, nKv, L, T, hd] of q [B, nH, L, hd] and k [B, nKv, T, hd]. */
+const attentionDims = (q: TensorInfo, k: TensorInfo) => [q.shape[0]!, q.shape[1]!, k.shape[1]!, q.shape[2]!, k.shape[2]!, q.shape[3]!];
+
+/** The attention kernels of the addon, registered once per backend (they stay; only attention.ts calls them, when blasActive()). */
+function registerAttention(s: Sgemm, backendName: 'cpu' | 'wasm'): void {
+  if (tf.getKernel(ATTENTION, backendName)) return;
+  tf.registerKernel({
+    kernelName: ATTENTION,
+    backendName,
+    kernelFunc: ({ inputs, backend }) => {
+      const { q, k, v, bias } = inputs as Record<string, TensorInfo>;
+      const store = storageOf(backendName, backend);
+      const dims = attentionDims(q!, k!);
+      const out = store.alloc(q!.shape);
+      const probs = store.alloc([dims[0]!, dims[1]!, dims[3]!, dims[4]!]);
+      // allocations may move the wasm heap: take every view after the last one
+      s.attentionForward(
+        store.read(q!),
+        store.read(k!),
+        store.read(v!),
+        store.read(bias!),
+        store.read(out.info),
+        store.read(probs.info),
+        dims,
+      );
+      return [out.info, probs.info];
+    },
+  });
+  tf.registerKernel({
+    kernelName: ATTENTION_GRAD,
+    backendName,
+    kernelFunc: ({ inputs, backend }) => {
+      const { q, k, v, probs, out, dy } = inputs as Record<string, TensorInfo>;
+      const store = storageOf(backendName, backend);
+      const dq = store.alloc(q!.shape);
+      const dk = store.alloc(k!.shape);
+      const dv = store.alloc(v!.shape);
+      const r = (t: TensorInfo) => store.read(t);
+      s.attentionBackward(r(q!), r(k!), r(v!), r(probs!), r(out!), r(dy!), r(dq.info), r(dk.info), r(dv.info), attentionDims(q!, k!));
+      return [dq.info, dk.info, dv.info];
+    },
+  });
+}
+
+/**
+ * softmax(q·kᵀ + bias)·v in one kernel call each way (q [B, nH, L, hd] already scaled, k and v
+ * [B, nKv, T, hd], bias [B, 1, L, T]); the probabilities are kept for the backward pass.
+ */
+export function fusedAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor4D): tf.Tensor4D {
+  const f = tf.customGrad(((qq: tf.Tensor, kk: tf.Tensor, vv: tf.Tensor, save: tf.GradSaveFunc) => {
+    const [out, probs] = tf.engine().runKernel(ATTENTION, { q: qq, k: kk, v: vv, bias }) as tf.Tensor[];
+    save([qq, kk, vv, probs!, out!]);
+    return {
+      value: out!,
+      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+        const [sq, sk, sv, sp, so] = saved;
+        return tf.engine().runKernel(ATTENTION_GRAD, { q: sq!, k: sk!, v: sv!, probs: sp!, out: so!, dy }) as tf.Tensor[];
+      },
+    };
+  }) as unknown as Parameters<typeof tf.customGrad>[0]);
+  return f(q, k, v) as tf.Tensor4D;
+}
 
 /**
  * Route BatchMatMul on `backendName` (cpu or wasm) through the addon. Returns why not when the
@@ -158,6 +248,7 @@ export function installBlasMatMul(backendName: 'cpu' | 'wasm'): { ok: boolean; w
       return sgemmMatMul(s, store, a, b, args.attrs as unknown as MatmulAttrs) ?? original.kernelFunc(args);
     },
   });
+  registerAttention(s, backendName);
   originals.set(backendName, original);
   return { ok: true };
 }
