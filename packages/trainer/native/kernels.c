@@ -80,12 +80,36 @@ static int read_dims(napi_env env, napi_value v, Dims *d) {
   return d->nh % d->nkv == 0;
 }
 
-// Each array argument with the number of floats it must hold (0: not checked).
-static int arrays(napi_env env, napi_value *argv, int n, float **out, const int64_t *need) {
-  for (int i = 0; i < n; i++) {
+// The layouts an attention argument can have: q-like [B, nH, L, hd], k-like [B, nKv, T, hd],
+// the bias [B, 1, L, T] and the probabilities [B, nH, L, T].
+enum Layout { Q, KV, BIAS, P };
+
+static int64_t floats(const Dims *d, enum Layout x) {
+  switch (x) {
+  case Q: return d->b * d->nh * d->l * d->hd;
+  case KV: return d->b * d->nkv * d->t * d->hd;
+  case BIAS: return d->b * d->l * d->t;
+  default: return d->b * d->nh * d->l * d->t;
+  }
+}
+
+// Reads `n` Float32Array arguments of the given layouts followed by dims; throws and returns 0 when
+// the count, the dims or a size is wrong.
+static int attention_args(napi_env env, napi_callback_info info, const char *name, size_t n, const enum Layout *layouts, float **a,
+                          Dims *d) {
+  napi_value argv[12];
+  size_t argc = 12;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != n + 1 || !read_dims(env, argv[n], d)) {
+    napi_throw_error(env, NULL, name);
+    return 0;
+  }
+  for (size_t i = 0; i < n; i++) {
     size_t len;
-    out[i] = f32(env, argv[i], &len);
-    if (!out[i] || (need[i] && (int64_t)len < need[i])) return 0;
+    a[i] = f32(env, argv[i], &len);
+    if (!a[i] || (int64_t)len < floats(d, layouts[i])) {
+      napi_throw_range_error(env, NULL, name);
+      return 0;
+    }
   }
   return 1;
 }
@@ -93,22 +117,13 @@ static int arrays(napi_env env, napi_value *argv, int n, float **out, const int6
 // attentionForward(q, k, v, bias, out, probs, dims): out = softmax(q·kᵀ + bias)·v, probs kept for
 // the backward pass. The g query heads of a KV head are one [g·L, hd] block: one GEMM each way.
 static napi_value AttentionForward(napi_env env, napi_callback_info info) {
-  size_t argc = 7;
-  napi_value argv[7];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Dims d;
-  if (argc != 7 || !read_dims(env, argv[6], &d)) {
-    napi_throw_error(env, NULL, "attentionForward: expected 6 arrays and dims [B, nH, nKv, L, T, hd]");
-    return NULL;
-  }
-  const int64_t g = d.nh / d.nkv, gl = g * d.l;
-  const int64_t need[6] = {d.b * d.nh * d.l * d.hd, d.b * d.nkv * d.t * d.hd, d.b * d.nkv * d.t * d.hd, d.b * d.l * d.t,
-                           d.b * d.nh * d.l * d.hd, d.b * d.nh * d.l * d.t};
+  static const enum Layout layouts[6] = {Q, KV, KV, BIAS, Q, P};
   float *a[6];
-  if (!arrays(env, argv, 6, a, need)) {
-    napi_throw_range_error(env, NULL, "attentionForward: arrays must be Float32Arrays of the sizes dims give");
+  Dims d;
+  if (!attention_args(env, info, "attentionForward(q, k, v, bias, out, probs, [B, nH, nKv, L, T, hd]): wrong arguments or sizes", 6,
+                      layouts, a, &d))
     return NULL;
-  }
+  const int64_t gl = d.nh / d.nkv * d.l;
   float *q = a[0], *k = a[1], *v = a[2], *bias = a[3], *out = a[4], *probs = a[5];
   for (int64_t b = 0; b < d.b; b++)
     for (int64_t j = 0; j < d.nkv; j++) {
@@ -139,22 +154,13 @@ static napi_value AttentionForward(napi_env env, napi_callback_info info) {
 // attentionBackward(q, k, v, probs, out, dOut, dq, dk, dv, dims): gradients of attentionForward.
 // dP = dOut·vᵀ, dS = P ⊙ (dP − rowsum(dOut ⊙ out)), dq = dS·k, dk = dSᵀ·q, dv = Pᵀ·dOut.
 static napi_value AttentionBackward(napi_env env, napi_callback_info info) {
-  size_t argc = 10;
-  napi_value argv[10];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  Dims d;
-  if (argc != 10 || !read_dims(env, argv[9], &d)) {
-    napi_throw_error(env, NULL, "attentionBackward: expected 9 arrays and dims [B, nH, nKv, L, T, hd]");
-    return NULL;
-  }
-  const int64_t g = d.nh / d.nkv, gl = g * d.l;
-  const int64_t nq = d.b * d.nh * d.l * d.hd, nk = d.b * d.nkv * d.t * d.hd;
-  const int64_t need[9] = {nq, nk, nk, d.b * d.nh * d.l * d.t, nq, nq, nq, nk, nk};
+  static const enum Layout layouts[9] = {Q, KV, KV, P, Q, Q, Q, KV, KV};
   float *a[9];
-  if (!arrays(env, argv, 9, a, need)) {
-    napi_throw_range_error(env, NULL, "attentionBackward: arrays must be Float32Arrays of the sizes dims give");
+  Dims d;
+  if (!attention_args(env, info, "attentionBackward(q, k, v, probs, out, dOut, dq, dk, dv, [B, nH, nKv, L, T, hd]): wrong arguments or sizes",
+                      9, layouts, a, &d))
     return NULL;
-  }
+  const int64_t gl = d.nh / d.nkv * d.l;
   float *q = a[0], *k = a[1], *v = a[2], *probs = a[3], *out = a[4], *dout = a[5], *dq = a[6], *dk = a[7], *dv = a[8];
   float *ds = malloc(sizeof(float) * gl * d.t);
   if (!ds) {
