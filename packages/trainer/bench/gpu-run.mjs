@@ -1,7 +1,8 @@
 // The GPU check's runner (bundled by scripts/gpu-check.mjs; run it through the bundle's run.sh):
 // reports the tensor backend this machine gives, bench:policy at starpo-tiny sizes and at the
 // Qwen2.5-0.5B shape, and three quick-cpu steps with their phase times. Everything it prints also
-// goes to $OUT/gpu-check.log when OUT is set. --dry-run: wasm, tiny sizes, one short step (CI).
+// goes to $OUT/gpu-check.log when OUT is set. --dry-run: wasm, tiny sizes, one short step (CI);
+// --probe: only what Dawn finds.
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -77,6 +78,7 @@ if (!dry) {
   gpu = await probeWebgpu();
   line(`webgpu adapter: ${gpu.note}${gpu.found ? '' : ' — no GPU backend: the wasm figures below are the CPU fallback'}`);
 }
+if (process.argv.includes('--probe')) process.exit(gpu.found ? 0 : 1);
 const backend = dry ? { STARPO_BACKEND: 'wasm' } : {};
 const results = [];
 if (dry) {

@@ -110,7 +110,11 @@ if (!jsOnly) {
   step(`Vulkan loader from ${loader}`);
 
   // 6. Node itself, xz-compressed (the GPU machine may have none, or an older one)
-  execFileSync('sh', ['-c', `xz -T0 -6 -c "${process.execPath}" > "${path.join(out, 'node.xz')}"`]);
+  // compressed once per Node version (minutes on a busy 2-core machine), then reused
+  const cached = path.join(path.dirname(out), `node-${process.version}-${process.platform}-${process.arch}.xz`);
+  if (!existsSync(cached))
+    execFileSync('sh', ['-c', `xz -T0 -6 -c "${process.execPath}" > "${cached}.part" && mv "${cached}.part" "${cached}"`]);
+  copyFileSync(cached, path.join(out, 'node.xz'));
   step(`Node ${process.version} compressed`);
 }
 
