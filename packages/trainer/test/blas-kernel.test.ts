@@ -127,6 +127,8 @@ describe.skipIf(!built.addon)('the sgemm addon', () => {
     const dims = [1, 2, 1, 2, 3, 2];
     const [q, kv, bias, probs] = [new Float32Array(8), new Float32Array(6), new Float32Array(6), new Float32Array(11)];
     expect(() => s.attentionForward(q, kv, kv, bias, new Float32Array(8), probs, dims)).toThrow(/wrong arguments or sizes/);
-    expect(() => s.attentionForward(q, kv, kv, bias, new Float32Array(8), new Float32Array(12), [1, 3, 2, 2, 3, 2])).toThrow(/wrong arguments/);
+    expect(() => s.attentionForward(q, kv, kv, bias, new Float32Array(8), new Float32Array(12), [1, 3, 2, 2, 3, 2])).toThrow(
+      /wrong arguments/,
+    );
   });
 });
