@@ -12,7 +12,8 @@ import { rolloutSettings } from '../dist/train/loop.js';
 
 const info = await initBackend('auto', (m) => console.log(m));
 const base =
-  process.env.BASE ?? (existsSync('.data/bases/sokoban-coord-tiny/model.safetensors') ? '.data/bases/sokoban-coord-tiny' : 'starpo-tiny/tiny');
+  process.env.BASE ??
+  (existsSync('.data/bases/sokoban-coord-tiny/model.safetensors') ? '.data/bases/sokoban-coord-tiny' : 'starpo-tiny/tiny');
 const config = buildRunConfig('quick-cpu', { env: { name: 'sokoban' }, model: { base } });
 const { model, tokenizer } = loadBaseModel(base, 1);
 const seeds = Array.from({ length: config.rollout.envGroups }, (_, g) => 1000 + g);

@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs';
+import { installBlasMatMul, type MatmulEngine } from './model/blas-kernel.js';
 
 export type BackendName = 'tensorflow' | 'webgpu' | 'wasm' | 'cpu';
 export type BackendChoice = BackendName | 'auto';
@@ -78,7 +79,9 @@ async function tryWebgpu(): Promise<BackendInfo | null> {
 
 async function tryWasm(): Promise<BackendInfo | null> {
   try {
-    const wasm = await import('@tensorflow/tfjs-backend-wasm');
+    const mod = await import('@tensorflow/tfjs-backend-wasm');
+    // a bundle (the GPU check) imports this CommonJS package as { default }
+    const wasm = ('setWasmPaths' in mod ? mod : (mod as unknown as { default: typeof mod }).default) as typeof mod;
     const dir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
     wasm.setWasmPaths(dir + path.sep);
     if (!(await tf.setBackend('wasm'))) return null;
@@ -114,12 +117,26 @@ export async function initBackend(choice: BackendChoice = 'auto', log: (msg: str
     const info = await TRIERS[name]();
     if (info) {
       await tf.ready();
+      if (info.name === 'wasm' || info.name === 'cpu') info.device += matmulEngineNote(info.name, log);
       current = info;
       log(`tensor backend: ${info.name} (${info.device})`);
       return info;
     }
   }
   throw new Error(`tensor backend "${wanted}" is not available on this machine`);
+}
+
+/**
+ * STARPO_MATMUL=tfjs keeps the backend's own matMul; otherwise (default `blas`) the cpu and wasm
+ * backends run it on OpenBLAS when the optional addon is built. Returns the note for the device line.
+ */
+function matmulEngineNote(name: 'wasm' | 'cpu', log: (msg: string) => void): string {
+  const wanted = (process.env.STARPO_MATMUL ?? 'blas') as MatmulEngine;
+  if (wanted !== 'blas' && wanted !== 'tfjs') throw new Error(`STARPO_MATMUL must be blas or tfjs, not "${wanted}"`);
+  if (wanted === 'tfjs') return ', tfjs matMul';
+  const r = installBlasMatMul(name);
+  if (!r.ok) log(`matMul stays on tfjs: ${r.why}`);
+  return r.ok ? ', OpenBLAS matMul' : ', tfjs matMul';
 }
 
 export function backendInfo(): BackendInfo | null {

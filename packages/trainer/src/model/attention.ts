@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
+import { blasActive, fusedAttention } from './blas-kernel.js';
 import { matMul2d } from './matmul.js';
 
 const NEG_INF = -1e9;
@@ -30,7 +31,9 @@ export function perRowMask(causal: tf.Tensor2D, keyMask: tf.Tensor2D): Attention
  */
 export function attentionMask(causal: tf.Tensor2D, keyMask: tf.Tensor2D, groups: number): AttentionMask {
   const [len, total] = causal.shape;
-  return tf.getBackend() === 'wasm' && groups * len * total >= 1 << 16 ? perRowMask(causal, keyMask) : batchedMask(causal, keyMask);
+  return tf.getBackend() === 'wasm' && !blasActive() && groups * len * total >= 1 << 16
+    ? perRowMask(causal, keyMask)
+    : batchedMask(causal, keyMask);
 }
 
 export interface AttentionInputs {
@@ -52,6 +55,7 @@ export function attention(x: AttentionInputs): tf.Tensor4D {
   const [, nKv, total] = x.k.shape;
   const groups = nH / nKv;
   if ('perRow' in x.mask) return attentionPerRow(x, x.mask.perRow);
+  if (blasActive()) return fusedAttention(x.q, x.k, x.v, x.mask.batched);
   // q·kᵀ with the transpose folded into the product: a decode step would otherwise copy the whole key cache
   const k = x.k.reshape([batch * nKv, total, hd]) as tf.Tensor3D;
   const scores = tf

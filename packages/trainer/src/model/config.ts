@@ -73,3 +73,30 @@ export function starpoTinyConfig(size: StarpoTinySize, vocabSize: number): Qwen2
     initializer_range: Number((1 / Math.sqrt(hidden)).toFixed(4)),
   };
 }
+
+/** The shape of Qwen2.5-0.5B (random weights): what the GPU check measures against PyTorch's throughput. */
+export function qwen25HalfBConfig(): Qwen2Config {
+  return {
+    vocab_size: 151936,
+    hidden_size: 896,
+    intermediate_size: 4864,
+    num_hidden_layers: 24,
+    num_attention_heads: 14,
+    num_key_value_heads: 2,
+    rope_theta: 1000000,
+    rms_norm_eps: 1e-6,
+    tie_word_embeddings: true,
+    max_position_embeddings: 32768,
+  };
+}
+
+/**
+ * Multiply-adds ×2 of one token's forward pass that attends to `context` keys: every weight matrix
+ * (the head included, the embedding lookup not) plus the q·kᵀ and p·v products. A training token
+ * costs about 3× this (forward, and a backward twice as heavy).
+ */
+export function forwardFlopsPerToken(c: Qwen2Config, context: number): number {
+  const hd = headDim(c);
+  const weights = countParams(c) - c.vocab_size * c.hidden_size * (c.tie_word_embeddings ? 0 : 1);
+  return 2 * weights + 4 * c.num_hidden_layers * c.num_attention_heads * hd * context;
+}

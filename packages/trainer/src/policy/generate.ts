@@ -30,6 +30,13 @@ export interface Generation {
   stopReason: 'stop_string' | 'eos' | 'length';
 }
 
+/** Where a generation's time went: the prompt pass, and the token-by-token loop that sampled `decodeTokens` tokens. */
+export interface GenerationTiming {
+  prefillS: number;
+  decodeS: number;
+  decodeTokens: number;
+}
+
 /** Run fn in a tidy scope; whatever it returns must already be tf.keep()'d. */
 export function scoped<T>(fn: () => T): T {
   let result!: T;
@@ -152,10 +159,11 @@ export async function generateCached(
   opts: GenerateOptions,
   rng: Rng,
   from?: Continuation,
-): Promise<{ generations: Generation[]; next: PrefixCache | undefined }> {
+): Promise<{ generations: Generation[]; next: PrefixCache | undefined; timing: GenerationTiming }> {
   const batch = prompts.length;
+  const timing: GenerationTiming = { prefillS: 0, decodeS: 0, decodeTokens: 0 };
   const out: Generation[] = prompts.map(() => ({ text: '', ids: [], logProbs: [], entropies: [], stopReason: 'length' }));
-  if (batch === 0) return { generations: out, next: undefined };
+  if (batch === 0) return { generations: out, next: undefined, timing };
   if (from && from.rows.length !== batch) throw new Error(`continuing ${from.rows.length} conversations with ${batch} prompts`);
   const active = new Array<boolean>(batch).fill(true);
   const stops = opts.stopStrings ?? [];
@@ -170,6 +178,7 @@ export async function generateCached(
   const past = from ? await compactPrefix(from, reuse) : undefined;
   let cache: KvCache | undefined;
   let lastLogits: tf.Tensor2D;
+  const tPrefill = performance.now();
   {
     // Prefill in row chunks so the attention scores (rows × heads × len × total) stay within a memory budget.
     const { ids, mask } = leftPad(
@@ -224,6 +233,8 @@ export async function generateCached(
       }
     }
   }
+  const tDecode = performance.now();
+  timing.prefillS = (tDecode - tPrefill) / 1000;
   try {
     for (let step = 0; step < opts.maxNewTokens && active.some(Boolean); step++) {
       await yieldToEventLoop();
@@ -238,6 +249,7 @@ export async function generateCached(
         const s = sampleToken(logits.subarray(b * vocab, (b + 1) * vocab), opts.temperature, opts.topP ?? 1, rng);
         const g = out[b]!;
         g.ids.push(s.token);
+        timing.decodeTokens++;
         g.logProbs.push(s.logProb);
         g.entropies.push(s.entropy);
         next[b] = s.token;
@@ -271,10 +283,11 @@ export async function generateCached(
     throw e;
   } finally {
     if (!lastLogits!.isDisposed) lastLogits!.dispose();
+    timing.decodeS = (performance.now() - tDecode) / 1000;
   }
   for (const g of out) {
     const ids = g.stopReason === 'eos' ? g.ids.slice(0, -1) : g.ids;
     g.text = tokenizer.decode(ids, { skipSpecial: false });
   }
-  return { generations: out, next: { cache: cache!, held } };
+  return { generations: out, next: { cache: cache!, held }, timing };
 }
