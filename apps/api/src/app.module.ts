@@ -15,6 +15,7 @@ import { IngestService } from './ingest.service.js';
 import { MetricsService } from './metrics.service.js';
 import { RunsController } from './runs.controller.js';
 import { RunsService } from './runs.service.js';
+import { RequestGuard } from './security/request.guard.js';
 import { DB, QUEUE, SETTINGS, type ApiSettings } from './tokens.js';
 import { TrajectoriesService } from './trajectories.service.js';
 
@@ -56,6 +57,7 @@ export class AppModule {
         { provide: QUEUE, useFactory: () => new RunQueue(settings.databaseUrl).start() },
         DbLifecycle,
         AuthService,
+        { provide: APP_GUARD, useClass: RequestGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
         RunsService,
         MetricsService,

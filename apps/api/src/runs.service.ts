@@ -18,7 +18,7 @@ import {
 import { publishRunNotice, type Db, type Prisma, type Run, type RunQueue } from '@starpo/db';
 import type { Actor } from './auth/actor.js';
 import { DB, QUEUE } from './tokens.js';
-import { isUuid, parseInput } from './validation.js';
+import { isUuid, likeLiteral, parseInput } from './validation.js';
 
 const SUMMARY_KEYS = ['train/success', 'val/success', 'train/reward/mean', 'rollout/in_group_reward_std', 'train/entropy'];
 const FINISHED = new Set(['succeeded', 'failed', 'cancelled', 'stopped_early']);
@@ -40,7 +40,7 @@ export class RunsService {
 
   async create(actor: Actor, body: unknown): Promise<RunDetail> {
     const req = parseInput(createRunSchema, body);
-    const config = buildRunConfig(req.preset, req.config as never);
+    const config = buildRunConfig(req.preset, (req.config ?? {}) as never);
     const run = await this.db.run.create({
       data: {
         teamId: actor.teamId,
@@ -109,8 +109,8 @@ export class RunsService {
       ...(q.q
         ? {
             OR: [
-              { name: { contains: q.q, mode: 'insensitive' } },
-              { notes: { contains: q.q, mode: 'insensitive' } },
+              { name: { contains: likeLiteral(q.q), mode: 'insensitive' } },
+              { notes: { contains: likeLiteral(q.q), mode: 'insensitive' } },
               { tags: { has: q.q } },
             ],
           }
@@ -282,9 +282,10 @@ function encodeCursor(v: string, id: string): string {
 function decodeCursor(s: string, field: 'createdAt' | 'name'): { v: string | Date; id: string } {
   try {
     const c = JSON.parse(Buffer.from(s, 'base64url').toString()) as { v: unknown; id: unknown };
-    if (typeof c.v === 'string' && typeof c.id === 'string' && isUuid(c.id)) {
+    if (typeof c.v === 'string' && !c.v.includes('\u0000') && typeof c.id === 'string' && isUuid(c.id)) {
       const v = field === 'createdAt' ? new Date(c.v) : c.v;
-      if (!(v instanceof Date) || !Number.isNaN(v.getTime())) return { v, id: c.id };
+      // a date Postgres can compare with (JS dates reach further back than timestamptz)
+      if (!(v instanceof Date) || Math.abs(v.getFullYear() - 2000) < 8000) return { v, id: c.id };
     }
   } catch {
     /* fall through */

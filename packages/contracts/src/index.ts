@@ -5,3 +5,4 @@ export * from './build-config.js';
 export * from './envs-info.js';
 export * from './api.js';
 export * from './events.js';
+export * from './storable.js';

@@ -11,6 +11,7 @@ import type { Me, RoleName } from '@starpo/contracts';
 import type { Db } from '@starpo/db';
 import { DB } from '../tokens.js';
 import type { Actor } from './actor.js';
+import { publishAccessChange } from './access-notice.js';
 import { hashPassword, hashSecret, newSecret, verifyPassword } from './secrets.js';
 
 export const SESSION_COOKIE = 'starpo_session';
@@ -86,6 +87,7 @@ export class AuthService {
 
   async logout(actor: Actor): Promise<void> {
     if (actor.sessionId) await this.db.session.deleteMany({ where: { id: actor.sessionId } });
+    await publishAccessChange(this.db, actor.userId);
   }
 
   async me(userId: string): Promise<Me> {
@@ -157,6 +159,7 @@ export class AuthService {
     )
       throw new ConflictException('a team keeps at least one owner');
     await this.db.membership.update({ where: { userId_teamId: { userId, teamId: actor.teamId } }, data: { role } });
+    await publishAccessChange(this.db, userId);
     return (await this.members(actor)).find((x) => x.userId === userId);
   }
 
@@ -178,6 +181,7 @@ export class AuthService {
       .updateMany({ where: { id, userId: actor.userId, revokedAt: null }, data: { revokedAt: new Date() } })
       .catch(() => ({ count: 0 }));
     if (n.count === 0) throw new NotFoundException(`token ${id} not found`);
+    await publishAccessChange(this.db, actor.userId);
   }
 
   private async createSession(userId: string): Promise<string> {
