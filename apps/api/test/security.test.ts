@@ -1,7 +1,6 @@
-import type { AddressInfo } from 'node:net';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { joinAs, signupOwner, startTestApi, WEB_ORIGIN, type TestApi, type TestUser } from './helpers.js';
+import { joinAs, listeningTestApi, signupOwner, startTestApi, WEB_ORIGIN, type TestApi, type TestUser } from './helpers.js';
 
 const EVIL = 'https://evil.example';
 
@@ -93,7 +92,7 @@ describe('CSRF defence for cookie-authenticated requests', () => {
 });
 
 describe('socket.io: origin rule and revocation', () => {
-  let t: TestApi;
+  let t: ListeningTestApi;
   let owner: TestUser;
   let url: string;
   const sockets: Socket[] = [];
@@ -127,9 +126,8 @@ describe('socket.io: origin rule and revocation', () => {
     });
 
   beforeAll(async () => {
-    t = await startTestApi();
-    await t.app.listen(0, '127.0.0.1');
-    url = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    t = await listeningTestApi();
+    url = t.url;
     owner = await signupOwner(t);
   });
   afterAll(async () => {
