@@ -68,6 +68,14 @@ describe('input Postgres cannot store is a 400 naming the field', () => {
       post(`/api/runs/${extId}/ingest/metrics`, { points: [{ key: 'k', step: 1, value: 1, [`x${NUL}`]: 1 }] }),
       'points.0.x\\0',
     );
+    // an unpaired surrogate has no UTF-8 form: jsonb refuses it and text would mangle it
+    await rejects(post(`/api/runs/${extId}/ingest/metrics`, { points: [{ key: 'bad \ud800', step: 1, value: 1 }] }), 'points.0.key');
+    await rejects(
+      post(`/api/runs/${extId}/ingest/trajectories`, {
+        trajectories: [trajectory({ turns: [{ observation: 'o', rawReply: 'r', reward: 0, snapshot: { '\udc00': 1 } }] })],
+      }),
+      'trajectories.0.turns.0.snapshot.\\udc00',
+    );
     expect(await t.db.metricPoint.count({ where: { runId: extId } })).toBe(0);
     const runs = await t.db.run.count();
     expect(runs).toBe(2); // nothing was created by the refused requests

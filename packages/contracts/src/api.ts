@@ -299,7 +299,7 @@ export const logsQuerySchema = z
     after: z
       .string()
       .regex(/^\d{1,19}$/, 'a log line id')
-      .refine((s) => BigInt(s) <= INT64_MAX, 'beyond the range of log line ids')
+      .refine((s) => !/^\d+$/.test(s) || BigInt(s) <= INT64_MAX, 'beyond the range of log line ids')
       .optional(),
   })
   .strict();
