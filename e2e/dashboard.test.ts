@@ -1,11 +1,11 @@
 import { FrozenLakeEnv, SokobanEnv, renderSnapshot } from '@starpo/envs';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPath, ROOT, startSystem, type Started } from './helpers.js';
+import { chromiumPath, ROOT, startSystem, stopSystem, type Started } from './helpers.js';
 
 const exe = chromiumPath();
 const SHOTS = path.join(ROOT, 'docs/screenshots');
@@ -61,14 +61,7 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     mkdirSync(SHOTS, { recursive: true });
   });
-  afterAll(async () => {
-    await browser?.close();
-    if (sys) {
-      sys.child.kill('SIGINT');
-      await sys.exited;
-    }
-    rmSync(tmp, { recursive: true, force: true });
-  });
+  afterAll(() => stopSystem(sys, browser, tmp));
 
   it('create an account, launch a run from the form (field errors first), watch it live, replay a trajectory', async () => {
     await page.goto(sys.webUrl);

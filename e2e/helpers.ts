@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,4 +44,14 @@ export async function startSystem(env: Record<string, string>, timeoutMs = 120_0
     webUrl: /\[starpo\] Dashboard\s+(\S+)/.exec(out)![1]!,
     exited,
   };
+}
+
+/** Close the browser, stop the system (Ctrl-C, as a person would) and remove its temporary folder. */
+export async function stopSystem(sys: Started | undefined, browser: { close(): Promise<void> } | undefined, tmp: string): Promise<void> {
+  await browser?.close();
+  if (sys) {
+    sys.child.kill('SIGINT');
+    await sys.exited;
+  }
+  rmSync(tmp, { recursive: true, force: true });
 }

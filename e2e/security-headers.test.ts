@@ -1,9 +1,9 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPath, startSystem, type Started } from './helpers.js';
+import { chromiumPath, startSystem, stopSystem, type Started } from './helpers.js';
 
 const exe = chromiumPath();
 
@@ -24,14 +24,7 @@ describe.skipIf(!exe)('the dashboard under its Content Security Policy, in a rea
     });
     browser = await chromium.launch({ executablePath: exe!, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   });
-  afterAll(async () => {
-    await browser?.close();
-    if (sys) {
-      sys.child.kill('SIGINT');
-      await sys.exited;
-    }
-    rmSync(tmp, { recursive: true, force: true });
-  });
+  afterAll(() => stopSystem(sys, browser, tmp));
 
   it('sends CSP and frame headers, and the pages still hydrate, call the API and go live with no violation', async () => {
     const page = await browser.newPage();
