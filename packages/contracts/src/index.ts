@@ -1,3 +1,4 @@
+import './jitless-in-browser.js';
 export * from './run-config.js';
 export * from './presets.js';
 export * from './errors.js';
