@@ -2,7 +2,7 @@ import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { createDb, RunQueue, type Db } from '@starpo/db';
-import { AuthController, TeamController, TokensController } from './auth/auth.controller.js';
+import { AuthController, TeamController, TeamsController, TokensController } from './auth/auth.controller.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { AuthService } from './auth/auth.service.js';
 import { DataController } from './data.controller.js';
@@ -46,6 +46,7 @@ export class AppModule {
         EnvsController,
         AuthController,
         TeamController,
+        TeamsController,
         TokensController,
         RunsController,
         DataController,

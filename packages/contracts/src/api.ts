@@ -81,9 +81,18 @@ export const createTokenSchema = z.object({ name: z.string().trim().min(1).max(1
 
 export interface Me {
   user: { id: string; email: string; name: string };
+  /** The team the caller acts for (a session switches it with POST /api/auth/team). */
   team: { id: string; name: string };
   role: RoleName;
+  /** Every team of the user, with the role in each. */
+  teams: { id: string; name: string; role: RoleName }[];
+  /** Administers the deployment (creates teams). */
+  admin: boolean;
 }
+
+export const createTeamSchema = z.object({ name: z.string().trim().min(1).max(100) }).strict();
+export const switchTeamSchema = z.object({ teamId: z.string().uuid() }).strict();
+export const joinTeamSchema = z.object({ invite: z.string().min(10).max(200) }).strict();
 
 /** PATCH /api/runs/:id: editable metadata only. */
 export const updateRunSchema = z
