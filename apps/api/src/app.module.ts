@@ -2,7 +2,7 @@ import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { createDb, RunQueue, type Db } from '@starpo/db';
-import { AuthController, TeamController, TokensController } from './auth/auth.controller.js';
+import { AuthController, TeamController, TeamsController, TokensController } from './auth/auth.controller.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { AuthService } from './auth/auth.service.js';
 import { DataController } from './data.controller.js';
@@ -16,6 +16,7 @@ import { MetricsService } from './metrics.service.js';
 import { RunsController } from './runs.controller.js';
 import { RunsService } from './runs.service.js';
 import { SweeperService } from './sweeper.service.js';
+import { RequestGuard } from './security/request.guard.js';
 import { DB, QUEUE, SETTINGS, type ApiSettings } from './tokens.js';
 import { TrajectoriesService } from './trajectories.service.js';
 
@@ -46,6 +47,7 @@ export class AppModule {
         EnvsController,
         AuthController,
         TeamController,
+        TeamsController,
         TokensController,
         RunsController,
         DataController,
@@ -65,6 +67,7 @@ export class AppModule {
         { provide: QUEUE, useFactory: () => new RunQueue(settings.databaseUrl).start() },
         DbLifecycle,
         AuthService,
+        { provide: APP_GUARD, useClass: RequestGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
         RunsService,
         MetricsService,

@@ -10,6 +10,7 @@ import { IoAdapter } from '@nestjs/platform-socket.io';
 import type { ServerOptions } from 'socket.io';
 import { AppModule } from './app.module.js';
 import { ErrorsFilter } from './errors.filter.js';
+import { originRefusal, parseOrigins } from './security/origin.js';
 import type { ApiSettings } from './tokens.js';
 
 export const BODY_LIMIT = '1mb';
@@ -25,7 +26,7 @@ export async function createApp(settings: ApiSettings, opts: { logger?: boolean 
   app.use(cookieParser());
   app.use('/api/docs/assets', express.static(swaggerUiDir(), { index: false, maxAge: '1d' }));
   app.useBodyParser('json', { limit: BODY_LIMIT });
-  const origins = settings.webOrigin.split(',').map((o) => o.trim());
+  const origins = parseOrigins(settings.webOrigin);
   app.enableCors({ origin: (origin, cb) => cb(null, origin !== undefined && origins.includes(origin)), credentials: true });
   app.useWebSocketAdapter(new CorsIoAdapter(app, origins));
   app.useGlobalFilters(new ErrorsFilter());
@@ -34,7 +35,10 @@ export async function createApp(settings: ApiSettings, opts: { logger?: boolean 
   return app;
 }
 
-/** socket.io with the same CORS rule as REST: only the dashboard's origin, with credentials. */
+/**
+ * socket.io with the same rules as REST: CORS for the dashboard's origin with credentials, and
+ * the CSRF origin rule on the handshake (CORS does not apply to WebSocket upgrades).
+ */
 class CorsIoAdapter extends IoAdapter {
   constructor(
     app: NestExpressApplication,
@@ -44,7 +48,14 @@ class CorsIoAdapter extends IoAdapter {
   }
 
   override createIOServer(port: number, options?: ServerOptions): ReturnType<IoAdapter['createIOServer']> {
-    return super.createIOServer(port, { ...options, cors: { origin: this.origins, credentials: true } } as ServerOptions);
+    return super.createIOServer(port, {
+      ...options,
+      cors: { origin: this.origins, credentials: true },
+      allowRequest: (req, done) => {
+        const refusal = originRefusal(req, this.origins);
+        done(refusal, refusal === null);
+      },
+    } as ServerOptions);
   }
 }
 

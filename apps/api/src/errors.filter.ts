@@ -3,11 +3,11 @@ import { ValidationError } from '@starpo/contracts';
 import { isConnectionError } from '@starpo/db';
 import type { Response } from 'express';
 
-/** The one error shape of the API: `{ error, message, details }`. */
+/** The one error shape of the API: `{ error, message, details }` (details: the field errors, [] when none). */
 export interface ErrorBody {
   error: string;
   message: string;
-  details?: unknown;
+  details: unknown;
 }
 
 const NAMES: Record<number, string> = {
@@ -17,6 +17,7 @@ const NAMES: Record<number, string> = {
   404: 'not_found',
   409: 'conflict',
   413: 'payload_too_large',
+  415: 'unsupported_media_type',
   429: 'too_many_requests',
   503: 'service_unavailable',
 };
@@ -45,18 +46,37 @@ export class ErrorsFilter implements ExceptionFilter {
         body: {
           error: typeof r.error === 'string' && r.error.includes('_') ? r.error : (NAMES[status] ?? `http_${status}`),
           message: typeof r.message === 'string' ? r.message : exception.message,
-          ...(r.details !== undefined ? { details: r.details } : {}),
+          details: r.details ?? [],
         },
       };
     }
+    if (isUnstorableInput(exception)) {
+      // the validation layer should have answered first: log it, so the gap gets closed
+      this.logger.warn(`input refused by the database: ${(exception as Error).message}`);
+      return {
+        status: 400,
+        body: { error: 'unstorable_input', message: 'the database cannot store a value of this request', details: [] },
+      };
+    }
     if (isConnectionError(exception)) {
-      return { status: 503, body: { error: 'database_unavailable', message: 'the database is unreachable; retry shortly' } };
+      return { status: 503, body: { error: 'database_unavailable', message: 'the database is unreachable; retry shortly', details: [] } };
     }
     // body-parser errors (too large, malformed JSON) carry a status of their own.
     const e = exception as { status?: number; type?: string; message?: string };
     if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
-      return { status: e.status, body: { error: NAMES[e.status] ?? `http_${e.status}`, message: e.message ?? 'bad request' } };
+      return { status: e.status, body: { error: NAMES[e.status] ?? `http_${e.status}`, message: e.message ?? 'bad request', details: [] } };
     }
-    return { status: HttpStatus.INTERNAL_SERVER_ERROR, body: { error: 'internal_error', message: 'internal server error' } };
+    return { status: HttpStatus.INTERNAL_SERVER_ERROR, body: { error: 'internal_error', message: 'internal server error', details: [] } };
   }
+}
+
+/**
+ * Prisma/Postgres errors that mean "this value does not fit" (too long, out of range, invalid
+ * text such as U+0000), as opposed to a fault of the server: Postgres class 22 (data exception).
+ */
+function isUnstorableInput(e: unknown): boolean {
+  const x = e as { code?: unknown; meta?: { code?: unknown } };
+  if (typeof x?.code === 'string' && ['P2000', 'P2006', 'P2007', 'P2020', 'P2033'].includes(x.code)) return true;
+  const pg = typeof x?.meta?.code === 'string' ? x.meta.code : typeof x?.code === 'string' ? x.code : '';
+  return /^22[0-9A-Z]{3}$/.test(pg);
 }

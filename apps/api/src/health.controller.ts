@@ -1,11 +1,13 @@
 import { Public } from './auth/actor.js';
-import { Controller, Get, HttpException, Inject } from '@nestjs/common';
+import { Controller, Get, HttpException, Inject, Logger } from '@nestjs/common';
 import { migrationStatus, type Db } from '@starpo/db';
 import { DB } from './tokens.js';
 
 @Public()
 @Controller()
 export class HealthController {
+  private readonly logger = new Logger('health');
+
   constructor(@Inject(DB) private readonly db: Db) {}
 
   /** 200 when the database answers and every migration is applied; 503 otherwise. */
@@ -14,7 +16,9 @@ export class HealthController {
     try {
       await this.db.$queryRawUnsafe('SELECT 1');
     } catch (e) {
-      throw new HttpException({ error: 'database_unavailable', message: `database unreachable: ${(e as Error).message}` }, 503);
+      // the cause (host, port, driver message) goes to the log, never to an unauthenticated caller
+      this.logger.warn(`database unreachable: ${(e as Error).message}`);
+      throw new HttpException({ error: 'database_unavailable', message: 'the database is unreachable', details: [] }, 503);
     }
     const status = await migrationStatus((sql) => this.db.$queryRawUnsafe(sql));
     if (status.pending.length) {

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
-import type { Page, RunSummary } from '@starpo/contracts';
+import { logsQuerySchema, type Page, type RunSummary } from '@starpo/contracts';
 import type { Db } from '@starpo/db';
 import type { Response } from 'express';
 import { CurrentActor, MinRole, type Actor } from './auth/actor.js';
@@ -9,6 +9,7 @@ import { MetricsService, seriesCsv } from './metrics.service.js';
 import { RunsService, type RunDetail } from './runs.service.js';
 import { DB } from './tokens.js';
 import { TrajectoriesService } from './trajectories.service.js';
+import { parseInput } from './validation.js';
 
 @Controller('api/runs')
 export class RunsController {
@@ -137,9 +138,10 @@ export class RunsController {
 
   /** Log lines after id `after` (for tailing); `warnings=1`: only the warnings (lines with a code). */
   @Get(':id/logs')
-  async logs(@CurrentActor() a: Actor, @Param('id') id: string, @Query('after') after?: string, @Query('warnings') warnings?: string) {
+  async logs(@CurrentActor() a: Actor, @Param('id') id: string, @Query() query: unknown) {
     await this.runs.find(a, id);
-    const from = /^\d+$/.test(after ?? '') ? BigInt(after!) : 0n;
+    const { after, warnings } = parseInput(logsQuerySchema, query, 'query');
+    const from = after !== undefined ? BigInt(after) : 0n;
     const rows = await this.db.runLog.findMany({
       where: { runId: id, id: { gt: from }, ...(warnings === '1' || warnings === 'true' ? { code: { not: null } } : {}) },
       orderBy: { id: 'asc' },

@@ -20,7 +20,7 @@ import { publishRunNotice, type Db, type Prisma, type Run, type RunQueue } from 
 import type { Actor } from './auth/actor.js';
 import { externalRunColumns } from './external-run.js';
 import { DB, QUEUE, SETTINGS, type ApiSettings } from './tokens.js';
-import { isUuid, parseInput } from './validation.js';
+import { isUuid, likeLiteral, parseInput } from './validation.js';
 
 const SUMMARY_KEYS = ['train/success', 'val/success', 'train/reward/mean', 'rollout/in_group_reward_std', 'train/entropy'];
 const FINISHED = new Set(['succeeded', 'failed', 'cancelled', 'stopped_early']);
@@ -46,7 +46,9 @@ export class RunsService {
   async create(actor: Actor, body: unknown): Promise<RunDetail> {
     const req = parseInput(createRunSchema, body);
     // An external run keeps the config its trainer sent, whatever its shape; only ours are built from presets.
-    const columns = req.external ? externalRunColumns(req.config) : configColumns(buildRunConfig(req.preset, req.config as never));
+    const columns = req.external
+      ? externalRunColumns(req.config ?? {})
+      : configColumns(buildRunConfig(req.preset, (req.config ?? {}) as never));
     const run = await this.db.run.create({
       data: {
         teamId: actor.teamId,
@@ -118,8 +120,8 @@ export class RunsService {
       ...(q.q
         ? {
             OR: [
-              { name: { contains: q.q, mode: 'insensitive' } },
-              { notes: { contains: q.q, mode: 'insensitive' } },
+              { name: { contains: likeLiteral(q.q), mode: 'insensitive' } },
+              { notes: { contains: likeLiteral(q.q), mode: 'insensitive' } },
               { tags: { has: q.q } },
             ],
           }
@@ -342,9 +344,10 @@ function encodeCursor(v: string, id: string): string {
 function decodeCursor(s: string, field: 'createdAt' | 'name'): { v: string | Date; id: string } {
   try {
     const c = JSON.parse(Buffer.from(s, 'base64url').toString()) as { v: unknown; id: unknown };
-    if (typeof c.v === 'string' && typeof c.id === 'string' && isUuid(c.id)) {
+    if (typeof c.v === 'string' && !c.v.includes('\u0000') && typeof c.id === 'string' && isUuid(c.id)) {
       const v = field === 'createdAt' ? new Date(c.v) : c.v;
-      if (!(v instanceof Date) || !Number.isNaN(v.getTime())) return { v, id: c.id };
+      // a date Postgres can compare with (JS dates reach further back than timestamptz)
+      if (!(v instanceof Date) || Math.abs(v.getFullYear() - 2000) < 8000) return { v, id: c.id };
     }
   } catch {
     /* fall through */

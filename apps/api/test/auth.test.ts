@@ -156,7 +156,7 @@ describe('ingestion rate limit', () => {
   afterAll(() => t.close());
 
   it('answers 429 past the per-minute ingestion budget, without touching the login budget', async () => {
-    const run = (await t.http.post('/api/runs').set('Authorization', owner.auth).send({ external: true }).expect(201)).body;
+    const run = (await t.http.post('/api/runs').set('Authorization', owner.auth).send({ external: true, config: {} }).expect(201)).body;
     const send = () =>
       t.http
         .post(`/api/runs/${run.id}/ingest/metrics`)

@@ -34,7 +34,7 @@ describe('API basics', () => {
     expect(ok.body.observation.split('\n')).toHaveLength(6);
     expect(ok.body.snapshot.env).toBe('sokoban');
     const notFound = await request(app.getHttpServer()).get('/api/envs/chess/preview').expect(404);
-    expect(notFound.body).toEqual({ error: 'not_found', message: 'unknown environment "chess"' });
+    expect(notFound.body).toEqual({ error: 'not_found', message: 'unknown environment "chess"', details: [] });
     const badSeed = await request(app.getHttpServer()).get('/api/envs/sokoban/preview?seed=abc').expect(400);
     expect(badSeed.body.details).toEqual([{ path: 'seed', message: 'must be an integer' }]);
     const badConfig = await request(app.getHttpServer())

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { createDb, type Db } from '@starpo/db';
 import { freshDatabase, type TestDatabase } from '@starpo/db/testing';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createApp } from '../src/bootstrap.js';
 import type { ApiSettings } from '../src/tokens.js';
@@ -32,6 +33,15 @@ export async function startTestApi(settings: Partial<ApiSettings> = {}): Promise
       await database.drop();
     },
   };
+}
+
+/** The test API listening on a free local port (for socket.io clients), with its URL. */
+export type ListeningTestApi = TestApi & { url: string };
+
+export async function listeningTestApi(): Promise<ListeningTestApi> {
+  const t = await startTestApi();
+  await t.app.listen(0, '127.0.0.1');
+  return { ...t, url: `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}` };
 }
 
 /** A user with a bearer token: `auth` is the header value to send. */

@@ -1,14 +1,13 @@
 import { SUBSCRIBE_CATCH_UP_LIMIT } from '@starpo/contracts';
 import { publishRunNotice, upsertMetricPoints, upsertMetrics } from '@starpo/db';
-import type { AddressInfo } from 'node:net';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { otherTeamUser, signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
+import { listeningTestApi, type ListeningTestApi, otherTeamUser, signupOwner, type TestUser } from './helpers.js';
 
 type Ack = { ok: boolean; error?: string; status?: { status: string }; metrics?: { step: number; values: Record<string, number> }[] };
 
 describe('live events over socket.io', () => {
-  let t: TestApi;
+  let t: ListeningTestApi;
   let owner: TestUser;
   let url: string;
   const sockets: Socket[] = [];
@@ -25,9 +24,8 @@ describe('live events over socket.io', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestApi();
-    await t.app.listen(0, '127.0.0.1');
-    url = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    t = await listeningTestApi();
+    url = t.url;
     owner = await signupOwner(t);
   });
   afterAll(async () => {

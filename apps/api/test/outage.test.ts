@@ -39,7 +39,9 @@ describe('database outage', () => {
   it('answers 503 while the database is down and recovers by itself when it returns, with the data intact', async () => {
     await pg.stop();
     const health = await request(app.getHttpServer()).get('/health').expect(503);
-    expect(health.body.error).toBe('database_unavailable');
+    // the body tells a caller nothing about the server: no driver message, host or port
+    expect(health.body).toEqual({ error: 'database_unavailable', message: 'the database is unreachable', details: [] });
+    expect(JSON.stringify(health.body)).not.toContain(String(pg.port));
     const runs = await request(app.getHttpServer()).get('/api/runs').set('Authorization', `Bearer ${token}`).expect(503);
     expect(runs.body).toMatchObject({ error: 'database_unavailable' });
 

@@ -1,18 +1,24 @@
 import { z } from 'zod';
 import type { RunProgress } from './run-activity.js';
+import { INT32_MAX, INT32_MIN, INT64_MAX, MAX_UNIX_SECONDS } from './storable.js';
 
 /** POST /api/runs body: a preset plus overrides (any RunConfig subset), with metadata. */
 export const createRunSchema = z
   .object({
     name: z.string().trim().min(1).max(200).optional(),
     preset: z.string().optional(),
-    config: z.record(z.string(), z.unknown()).default({}),
+    /** Overrides of the preset's config; without a preset, the whole config ({} = every default). */
+    config: z.record(z.string(), z.unknown()).optional(),
     tags: z.array(z.string().trim().min(1).max(50)).max(20).default([]),
     notes: z.string().max(10_000).default(''),
     /** Tracked only: trained elsewhere and fed through the ingestion endpoints (no worker claims it). */
     external: z.boolean().default(false),
   })
-  .strict();
+  .strict()
+  .refine((r) => r.preset !== undefined || r.config !== undefined, {
+    path: ['preset'],
+    message: 'name a preset or give an explicit config ({} for the defaults)',
+  });
 export type CreateRunRequest = z.infer<typeof createRunSchema>;
 
 export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'stopped_early'] as const;
@@ -86,9 +92,18 @@ export const createTokenSchema = z.object({ name: z.string().trim().min(1).max(1
 
 export interface Me {
   user: { id: string; email: string; name: string };
+  /** The team the caller acts for (a session switches it with POST /api/auth/team). */
   team: { id: string; name: string };
   role: RoleName;
+  /** Every team of the user, with the role in each. */
+  teams: { id: string; name: string; role: RoleName }[];
+  /** Administers the deployment (creates teams). */
+  admin: boolean;
 }
+
+export const createTeamSchema = z.object({ name: z.string().trim().min(1).max(100) }).strict();
+export const switchTeamSchema = z.object({ teamId: z.string().uuid() }).strict();
+export const joinTeamSchema = z.object({ invite: z.string().min(10).max(200) }).strict();
 
 /** PATCH /api/runs/:id: editable metadata only. */
 export const updateRunSchema = z
@@ -136,7 +151,7 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-const step = z.coerce.number().int().min(0);
+const step = z.coerce.number().int().min(0).max(INT32_MAX);
 
 /** GET /api/runs/:id/metrics and GET /api/metrics (several runs). */
 export const metricsQuerySchema = z
@@ -164,7 +179,7 @@ export const trajectoriesQuerySchema = z
     minReward: z.coerce.number().optional(),
     maxReward: z.coerce.number().optional(),
     environment: z.string().max(50).optional(),
-    group: z.coerce.number().int().min(0).optional(),
+    group: z.coerce.number().int().min(0).max(INT32_MAX).optional(),
     flag: z.string().max(100).optional(),
     limit: z.coerce.number().int().min(1).max(500).default(100),
     cursor: z.string().max(500).optional(),
@@ -230,9 +245,10 @@ export const ingestMetricsSchema = z
         z
           .object({
             key: z.string().min(1).max(200),
-            step: z.number().int().min(0),
+            step: z.number().int().min(0).max(INT32_MAX),
             value: z.number().finite(),
-            time: z.number().positive().optional(),
+            /** Unix seconds. */
+            time: z.number().positive().max(MAX_UNIX_SECONDS).optional(),
           })
           .strict(),
       )
@@ -262,18 +278,51 @@ export const ingestTrajectoriesSchema = z
       .array(
         z
           .object({
-            step: z.number().int().min(0),
+            step: z.number().int().min(0).max(INT32_MAX),
             split: z.enum(['train', 'val']).default('train'),
-            group: z.number().int().min(0).default(0),
-            indexInGroup: z.number().int().min(0).default(0),
-            seed: z.number().int().default(0),
+            group: z.number().int().min(0).max(INT32_MAX).default(0),
+            indexInGroup: z.number().int().min(0).max(INT32_MAX).default(0),
+            seed: z.number().int().min(INT32_MIN).max(INT32_MAX).default(0),
             success: z.boolean(),
             turns: z.array(ingestTurn).min(1).max(200),
           })
           .strict(),
       )
       .min(1)
-      .max(1000),
+      .max(1000)
+      .superRefine(rejectDuplicateTrajectories),
+  })
+  .strict();
+
+/** Two trajectories of one batch with the same identity would overwrite each other: name the later one. */
+function rejectDuplicateTrajectories(
+  items: { step: number; split: string; group: number; indexInGroup: number }[],
+  ctx: z.RefinementCtx,
+): void {
+  const seen = new Map<string, number>();
+  items.forEach((t, i) => {
+    const id = `${t.step}/${t.split}/${t.group}/${t.indexInGroup}`;
+    const first = seen.get(id);
+    if (first === undefined) seen.set(id, i);
+    else
+      ctx.addIssue({
+        code: 'custom',
+        path: [i],
+        message: `same step, split, group and indexInGroup as trajectories.${first}; give each trajectory of a group its own indexInGroup`,
+      });
+  });
+}
+
+/** GET /api/runs/:id/logs: lines after the log id `after` (a bigint). */
+export const logsQuerySchema = z
+  .object({
+    after: z
+      .string()
+      .regex(/^\d{1,19}$/, 'a log line id')
+      .refine((s) => !/^\d+$/.test(s) || BigInt(s) <= INT64_MAX, 'beyond the range of log line ids')
+      .optional(),
+    /** Only the lines that carry a warning code. */
+    warnings: z.enum(['0', '1', 'true', 'false']).optional(),
   })
   .strict();
 

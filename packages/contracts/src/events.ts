@@ -13,6 +13,9 @@ export type RunNotice =
   | { run: string; type: 'trajectories'; step: number }
   | { run: string; type: 'log'; id: string };
 
+/** A user's sessions, tokens or role changed: every API instance re-checks that user's live connections. */
+export type AccessNotice = { type: 'access'; user: string };
+
 export interface SubscribeRequest {
   runId: string;
   /** Catch up on metric points after this step (omit for the whole history). */

@@ -1,3 +1,4 @@
+import './jitless-in-browser.js';
 export * from './run-config.js';
 export * from './presets.js';
 export * from './errors.js';
@@ -7,3 +8,4 @@ export * from './api.js';
 export * from './events.js';
 export * from './bases.js';
 export * from './run-activity.js';
+export * from './storable.js';

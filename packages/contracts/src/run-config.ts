@@ -30,10 +30,13 @@ export const envSelectionSchema = z
     config: getEnvDefinition(value.name).configSchema.parse(value.config) as Record<string, unknown>,
   }));
 
+/** Seeds are stored as Postgres integers (seedBase + i), so a base keeps clear of the int range's edges. */
+const seedBase = z.number().int().min(-1_000_000_000).max(1_000_000_000);
+
 const validationSchema = z
   .object({
     size: z.number().int().min(1).max(4096).default(256).describe('Validation prompts (one rollout each)'),
-    seedBase: z.number().int().default(123).describe('Validation uses seeds seedBase + i, the same every time'),
+    seedBase: seedBase.default(123).describe('Validation uses seeds seedBase + i, the same every time'),
     temperature: z.number().min(0).max(2).default(0.5),
     every: z.number().int().min(0).default(10).describe('Validate every N steps; 0 = never during training'),
     beforeTraining: z.boolean().default(true),
@@ -53,7 +56,7 @@ const rolloutSchema = z
     contextWindow: z.enum(['full', 'last_k']).default('full'),
     lastKTurns: z.number().int().min(1).max(50).default(2).describe('Turns kept when contextWindow is last_k'),
     maxContextTokens: z.number().int().min(64).max(131072).default(3600).describe('Left-truncate old turns beyond this'),
-    trainSeedBase: z.number().int().default(10000),
+    trainSeedBase: seedBase.default(10000),
     validation: validationSchema.prefault({}),
   })
   .strict();

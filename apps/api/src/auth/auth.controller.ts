@@ -1,6 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Res, UseGuards } from '@nestjs/common';
 import { SkipThrottle, Throttle, ThrottlerGuard } from '@nestjs/throttler';
-import { createInviteSchema, createTokenSchema, loginSchema, signupSchema, updateMemberSchema, type Me } from '@starpo/contracts';
+import {
+  createInviteSchema,
+  createTeamSchema,
+  createTokenSchema,
+  joinTeamSchema,
+  loginSchema,
+  signupSchema,
+  switchTeamSchema,
+  updateMemberSchema,
+  type Me,
+} from '@starpo/contracts';
 import type { Response } from 'express';
 import { SETTINGS, type ApiSettings } from '../tokens.js';
 import { parseInput } from '../validation.js';
@@ -54,7 +64,14 @@ export class AuthController {
 
   @Get('me')
   me(@CurrentActor() actor: Actor): Promise<Me> {
-    return this.auth.me(actor.userId);
+    return this.auth.me(actor.userId, actor.teamId);
+  }
+
+  /** The session acts for another of the user's teams (`{ teamId }`); API tokens stay with their team. */
+  @Post('team')
+  @HttpCode(200)
+  switchTeam(@CurrentActor() actor: Actor, @Body() body: unknown): Promise<Me> {
+    return this.auth.switchTeam(actor, parseInput(switchTeamSchema, body).teamId);
   }
 
   private setCookie(res: Response, session: string): void {
@@ -86,6 +103,13 @@ export class TeamController {
     return this.auth.createInvite(actor, req.role, req.email, req.expiresInHours);
   }
 
+  /** A signed-in user joins another team with an invite of that team (`{ invite }`). */
+  @Post('join')
+  @HttpCode(200)
+  join(@CurrentActor() actor: Actor, @Body() body: unknown): Promise<Me> {
+    return this.auth.joinTeam(actor, parseInput(joinTeamSchema, body).invite);
+  }
+
   @MinRole('owner')
   @Get('invites')
   invites(@CurrentActor() actor: Actor) {
@@ -103,6 +127,24 @@ export class TeamController {
   @Patch('members/:userId')
   setRole(@CurrentActor() actor: Actor, @Param('userId') userId: string, @Body() body: unknown) {
     return this.auth.setRole(actor, userId, parseInput(updateMemberSchema, body).role);
+  }
+}
+
+@Controller('api/teams')
+export class TeamsController {
+  constructor(@Inject(AuthService) private readonly auth: AuthService) {}
+
+  /** The caller's teams, with the role in each. */
+  @Get()
+  async list(@CurrentActor() actor: Actor): Promise<Me['teams']> {
+    return (await this.auth.me(actor.userId, actor.teamId)).teams;
+  }
+
+  /** An administrator of the deployment creates a team, and owns it. */
+  @Post()
+  @HttpCode(201)
+  create(@CurrentActor() actor: Actor, @Body() body: unknown) {
+    return this.auth.createTeam(actor, parseInput(createTeamSchema, body).name);
   }
 }
 

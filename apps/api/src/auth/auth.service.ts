@@ -11,6 +11,7 @@ import type { Me, RoleName } from '@starpo/contracts';
 import type { Db } from '@starpo/db';
 import { DB } from '../tokens.js';
 import type { Actor } from './actor.js';
+import { publishAccessChange } from './access-notice.js';
 import { hashPassword, hashSecret, newSecret, verifyPassword } from './secrets.js';
 
 export const SESSION_COOKIE = 'starpo_session';
@@ -53,25 +54,10 @@ export class AuthService {
         role = 'owner';
       } else {
         if (!req.invite)
-          throw new ForbiddenException(
-            'this deployment has a team already: sign in with POST /api/auth/login if you have an account, or ask an owner for an invite',
-          );
-        const invite = await tx.invite.findUnique({ where: { tokenHash: hashSecret(req.invite) } });
-        if (!invite || invite.acceptedAt || invite.expiresAt < new Date())
-          throw new BadRequestException({
-            message: 'the invite is unknown, used or expired',
-            details: [{ path: 'invite', message: 'invalid invite' }],
-          });
-        if (invite.email && invite.email !== req.email)
-          throw new BadRequestException({
-            message: `the invite is for ${invite.email}`,
-            details: [{ path: 'email', message: 'does not match the invite' }],
-          });
-        await tx.invite.update({ where: { id: invite.id }, data: { acceptedAt: new Date() } });
-        teamId = invite.teamId;
-        role = invite.role;
+          throw new ForbiddenException('this deployment has teams already: sign in with POST /api/auth/login if you have an account, or ask a team owner for an invite');
+        ({ teamId, role } = await takeInvite(tx, req.invite, req.email));
       }
-      const user = await tx.user.create({ data: { email: req.email, name: req.name, passwordHash } });
+      const user = await tx.user.create({ data: { email: req.email, name: req.name, passwordHash, isAdmin: first } });
       await tx.membership.create({ data: { userId: user.id, teamId, role } });
       return user.id;
     });
@@ -89,15 +75,56 @@ export class AuthService {
 
   async logout(actor: Actor): Promise<void> {
     if (actor.sessionId) await this.db.session.deleteMany({ where: { id: actor.sessionId } });
+    await publishAccessChange(this.db, actor.userId);
   }
 
-  async me(userId: string): Promise<Me> {
-    const m = await this.db.membership.findFirstOrThrow({
+  /** The user, the team they act for (`teamId`, else their first) and all their teams. */
+  async me(userId: string, teamId?: string): Promise<Me> {
+    const all = await this.db.membership.findMany({
       where: { userId },
       include: { user: true, team: true },
       orderBy: { createdAt: 'asc' },
     });
-    return { user: { id: m.user.id, email: m.user.email, name: m.user.name }, team: { id: m.team.id, name: m.team.name }, role: m.role };
+    const m = all.find((x) => x.teamId === teamId) ?? all[0];
+    if (!m) throw new UnauthorizedException('this account belongs to no team');
+    return {
+      user: { id: m.user.id, email: m.user.email, name: m.user.name },
+      team: { id: m.team.id, name: m.team.name },
+      role: m.role,
+      teams: all.map((x) => ({ id: x.team.id, name: x.team.name, role: x.role })),
+      admin: m.user.isAdmin,
+    };
+  }
+
+  /** An administrator creates a team and becomes its owner; members join it by invite. */
+  async createTeam(actor: Actor, name: string): Promise<{ id: string; name: string }> {
+    const user = await this.db.user.findUniqueOrThrow({ where: { id: actor.userId } });
+    if (!user.isAdmin) throw new ForbiddenException('only an administrator of the deployment creates teams');
+    const team = await this.db.team.create({ data: { name, memberships: { create: { userId: actor.userId, role: 'owner' } } } });
+    return { id: team.id, name: team.name };
+  }
+
+  /** A signed-in user accepts an invite into another team. */
+  async joinTeam(actor: Actor, token: string): Promise<Me> {
+    const user = await this.db.user.findUniqueOrThrow({ where: { id: actor.userId } });
+    const teamId = await this.db.$transaction(async (tx) => {
+      const taken = await takeInvite(tx, token, user.email);
+      if (await tx.membership.findUnique({ where: { userId_teamId: { userId: user.id, teamId: taken.teamId } } }))
+        throw new ConflictException('you are a member of that team already');
+      await tx.membership.create({ data: { userId: user.id, teamId: taken.teamId, role: taken.role } });
+      return taken.teamId;
+    });
+    return this.me(user.id, teamId);
+  }
+
+  /** The session acts for another of its user's teams from now on (404 for a team the user is not in). */
+  async switchTeam(actor: Actor, teamId: string): Promise<Me> {
+    if (!actor.sessionId) throw new ConflictException('an API token belongs to one team; create one in the other team');
+    const m = await this.db.membership.findUnique({ where: { userId_teamId: { userId: actor.userId, teamId } } });
+    if (!m) throw new NotFoundException(`team ${teamId} not found`);
+    await this.db.session.update({ where: { id: actor.sessionId }, data: { teamId } });
+    await publishAccessChange(this.db, actor.userId);
+    return this.me(actor.userId, teamId);
   }
 
   /** The caller behind an API token or a session cookie, or null. */
@@ -114,7 +141,9 @@ export class AuthService {
     if (cookie) {
       const s = await this.db.session.findUnique({ where: { tokenHash: hashSecret(cookie) } });
       if (!s || s.expiresAt < new Date()) return null;
-      const m = await this.db.membership.findFirst({ where: { userId: s.userId }, orderBy: { createdAt: 'asc' } });
+      const m =
+        (s.teamId ? await this.db.membership.findUnique({ where: { userId_teamId: { userId: s.userId, teamId: s.teamId } } }) : null) ??
+        (await this.db.membership.findFirst({ where: { userId: s.userId }, orderBy: { createdAt: 'asc' } }));
       if (!m) return null;
       return { userId: s.userId, teamId: m.teamId, role: m.role, via: 'session', sessionId: s.id };
     }
@@ -179,6 +208,7 @@ export class AuthService {
     )
       throw new ConflictException('a team keeps at least one owner');
     await this.db.membership.update({ where: { userId_teamId: { userId, teamId: actor.teamId } }, data: { role } });
+    await publishAccessChange(this.db, userId);
     return (await this.members(actor)).find((x) => x.userId === userId);
   }
 
@@ -200,6 +230,7 @@ export class AuthService {
       .updateMany({ where: { id, userId: actor.userId, revokedAt: null }, data: { revokedAt: new Date() } })
       .catch(() => ({ count: 0 }));
     if (n.count === 0) throw new NotFoundException(`token ${id} not found`);
+    await publishAccessChange(this.db, actor.userId);
   }
 
   private async createSession(userId: string): Promise<string> {
@@ -218,4 +249,23 @@ function tokenView(t: { id: string; name: string; prefix: string; createdAt: Dat
     lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
     revokedAt: t.revokedAt?.toISOString() ?? null,
   };
+}
+
+type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+
+/** Mark an unexpired, unused invite as taken by `email`; its team and role. 400 naming the field otherwise. */
+async function takeInvite(tx: Tx, token: string, email: string): Promise<{ teamId: string; role: RoleName }> {
+  const invite = await tx.invite.findUnique({ where: { tokenHash: hashSecret(token) } });
+  if (!invite || invite.acceptedAt || invite.expiresAt < new Date())
+    throw new BadRequestException({
+      message: 'the invite is unknown, used or expired',
+      details: [{ path: 'invite', message: 'invalid invite' }],
+    });
+  if (invite.email && invite.email !== email)
+    throw new BadRequestException({
+      message: `the invite is for ${invite.email}`,
+      details: [{ path: 'email', message: 'does not match the invite' }],
+    });
+  await tx.invite.update({ where: { id: invite.id }, data: { acceptedAt: new Date() } });
+  return { teamId: invite.teamId, role: invite.role };
 }

@@ -1,4 +1,4 @@
-import { Inject, Logger } from '@nestjs/common';
+import { Inject, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ConnectedSocket, MessageBody, SubscribeMessage, WebSocketGateway, WebSocketServer, type OnGatewayInit } from '@nestjs/websockets';
 import {
   LIVE,
@@ -20,6 +20,14 @@ import { PgListener } from './pg-listener.js';
 
 const subscribeSchema = z.object({ runId: z.string().uuid(), afterStep: z.number().int().min(-1).optional() }).strict();
 const room = (runId: string) => `run:${runId}`;
+/** Every live connection re-checks its credentials this often, in case an access notice was missed. */
+const RECHECK_MS = 60_000;
+
+/** What a socket authenticated with, kept to re-check it when access changes. */
+interface SocketData {
+  actor?: Actor;
+  credentials?: { token?: string; cookie?: string };
+}
 
 /**
  * socket.io gateway. A client authenticates with its session cookie or `auth: { token }`, then
@@ -27,28 +35,56 @@ const room = (runId: string) => `run:${runId}`;
  * step) and then live `status`, `metrics`, `trajectories` and `log` events for that run.
  */
 @WebSocketGateway({ path: '/socket.io' })
-export class EventsGateway implements OnGatewayInit {
+export class EventsGateway implements OnGatewayInit, OnApplicationShutdown {
   @WebSocketServer() server!: Server;
   private readonly logger = new Logger('gateway');
+  private readonly recheckTimer = setInterval(() => void this.recheck(() => true), RECHECK_MS).unref();
 
   constructor(
     @Inject(DB) private readonly db: Db,
     @Inject(AuthService) private readonly auth: AuthService,
     @Inject(PgListener) listener: PgListener,
   ) {
-    listener.onNotice((n) => void this.forward(n).catch((e: Error) => this.logger.warn(`event for run ${n.run}: ${e.message}`)));
+    listener.onNotice((n) => {
+      if (n.type === 'access') void this.recheck((a) => a.userId === n.user);
+      else void this.forward(n).catch((e: Error) => this.logger.warn(`event for run ${n.run}: ${e.message}`));
+    });
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.recheckTimer);
+  }
+
+  /**
+   * Disconnect the matching sockets whose session or token no longer resolves to the same team
+   * and role (logged out, revoked, role changed); a client with valid credentials reconnects.
+   */
+  private async recheck(which: (a: Actor) => boolean): Promise<void> {
+    for (const socket of this.server?.sockets.sockets.values() ?? []) {
+      const data = socket.data as SocketData;
+      if (!data.actor || !which(data.actor)) continue;
+      const now = await this.auth.resolve(data.credentials?.token, data.credentials?.cookie).catch(() => undefined);
+      if (now === undefined) continue; // database away: keep the connection, check again later
+      if (!now || now.teamId !== data.actor.teamId || now.role !== data.actor.role) {
+        socket.emit('access_changed', { message: now ? 'your role changed; reconnect' : 'your session or token was revoked' });
+        socket.disconnect(true);
+      }
+    }
   }
 
   /** Authenticate in the handshake, before the connection exists (a refused client gets connect_error "unauthorized"). */
   afterInit(server: Server): void {
     server.use((socket, next) => {
       const token = typeof socket.handshake.auth?.token === 'string' ? (socket.handshake.auth.token as string) : undefined;
-      const cookie = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]+)`).exec(socket.handshake.headers.cookie ?? '')?.[1];
+      const raw = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]+)`).exec(socket.handshake.headers.cookie ?? '')?.[1];
+      const cookie = raw ? safeDecode(raw) : undefined;
       this.auth
-        .resolve(token, cookie ? decodeURIComponent(cookie) : undefined)
+        .resolve(token, cookie)
         .then((actor) => {
           if (!actor) return next(new Error('unauthorized'));
-          (socket.data as { actor?: Actor }).actor = actor;
+          const data = socket.data as SocketData;
+          data.actor = actor;
+          data.credentials = token ? { token } : { cookie };
           next();
         })
         .catch(() => next(new Error('unavailable')));
@@ -58,7 +94,7 @@ export class EventsGateway implements OnGatewayInit {
   /** Ack: `{ ok: true, status, metrics: MetricsEvent[] }` or `{ ok: false, error, message }`. */
   @SubscribeMessage('subscribe')
   async subscribe(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown) {
-    const actor = (socket.data as { actor?: Actor }).actor;
+    const actor = (socket.data as SocketData).actor;
     if (!actor) return { ok: false, error: 'unauthorized', message: 'not signed in' };
     const req = subscribeSchema.safeParse(body);
     if (!req.success)
@@ -145,4 +181,12 @@ function byStep(runId: string, points: { step: number; key: string; value: numbe
     steps.set(p.step, values);
   }
   return [...steps].map(([step, values]) => ({ runId, step, values }));
+}
+
+function safeDecode(s: string): string | undefined {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined; // a malformed cookie authenticates nobody
+  }
 }

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { EVENTS_CHANNEL, type RunNotice } from '@starpo/contracts';
+import { EVENTS_CHANNEL, type AccessNotice, type RunNotice } from '@starpo/contracts';
 import pg from 'pg';
 import { SETTINGS, type ApiSettings } from '../tokens.js';
 
-type Handler = (notice: RunNotice) => void;
+type Handler = (notice: RunNotice | AccessNotice) => void;
 
 /**
  * One dedicated connection per API instance LISTENing on the events channel; reconnects with
@@ -37,9 +37,9 @@ export class PgListener implements OnModuleInit, OnApplicationShutdown {
     client.on('error', (e) => this.retry(e));
     client.on('notification', (m) => {
       if (m.channel !== EVENTS_CHANNEL || !m.payload) return;
-      let notice: RunNotice;
+      let notice: RunNotice | AccessNotice;
       try {
-        notice = JSON.parse(m.payload) as RunNotice;
+        notice = JSON.parse(m.payload) as RunNotice | AccessNotice;
       } catch {
         return;
       }

@@ -48,13 +48,16 @@ const LONG_TRANSACTION = { timeout: 60_000, maxWait: 10_000 };
 /**
  * Insert trajectories and all their turns in two multi-row statements, inside one transaction.
  * Re-inserting the same (run, step, split, group, index) replaces it, so a resumed step never
- * leaves duplicates.
+ * leaves duplicates; two items of one call must not share that identity.
  */
 export async function insertTrajectories(db: Db, runId: string, items: TrajectoryInput[], opts: { lease?: number } = {}): Promise<number> {
   if (!items.length) return 0;
   const withIds = items.map((t) => ({ id: randomUUID(), t }));
   await db.$transaction(async (tx) => {
     if (opts.lease !== undefined) await assertLease(tx, runId, opts.lease);
+    // writers of one run take turns: two concurrent replays of a batch would both find nothing to
+    // delete and then collide on the unique identity
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${runId}, 0))`;
     for (const step of new Set(items.map((t) => t.step))) {
       const keys = items.filter((t) => t.step === step);
       await tx.trajectory.deleteMany({
