@@ -62,7 +62,11 @@ function supervise(name, cmd, args, cwd, extraEnv = {}) {
 
 function launch(name) {
   const s = services.get(name);
-  const child = spawn(s.cmd, s.args, { cwd: path.join(root, s.cwd), env: { ...childEnv, ...s.extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(s.cmd, s.args, {
+    cwd: path.join(root, s.cwd),
+    env: { ...childEnv, ...s.extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   s.child = child;
   s.startedAt = Date.now();
   // Quiet mode still keeps each child's last lines, to show why it died.

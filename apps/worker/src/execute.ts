@@ -41,7 +41,9 @@ export async function executeRun(
           if (!stop.signal.aborted || stop.signal.reason !== LEASE_LOST) stop.abort(LEASE_LOST);
         } else if (r.cancelRequested && !stop.signal.aborted) {
           log(`run ${run.id}: cancel requested; stopping it`);
-          void new DbSink(db, run.id).log('warn', 'cancel requested by the user: stopping the current phase, with a checkpoint').catch(() => {});
+          void new DbSink(db, run.id)
+            .log('warn', 'cancel requested by the user: stopping the current phase, with a checkpoint')
+            .catch(() => {});
           stop.abort(USER_CANCEL);
         }
       })

@@ -78,7 +78,10 @@ while (!stopping) {
     if (!run) continue; // cancelled, deleted or taken meanwhile: the row decides
     current = { id: run.id, lease: run.leaseEpoch };
     await db.worker.update({ where: { id: me.id }, data: { status: 'busy', currentRunId: run.id } });
-    const result = await executeRun(db, run, abort.signal, (m) => console.log(m), { cancelPollMs: Math.min(2000, heartbeatMs), worker: me.name });
+    const result = await executeRun(db, run, abort.signal, (m) => console.log(m), {
+      cancelPollMs: Math.min(2000, heartbeatMs),
+      worker: me.name,
+    });
     if (result.stopReason === WORKER_SHUTDOWN) {
       // checkpointed and back in the queue: announce it for another worker (the sweeps do it too)
       await withTimeout(queue.dispatch(run.id, run.needsGpu), 2000).catch(() => {});

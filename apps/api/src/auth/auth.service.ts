@@ -54,7 +54,9 @@ export class AuthService {
         role = 'owner';
       } else {
         if (!req.invite)
-          throw new ForbiddenException('this deployment has teams already: sign in with POST /api/auth/login if you have an account, or ask a team owner for an invite');
+          throw new ForbiddenException(
+            'this deployment has teams already: sign in with POST /api/auth/login if you have an account, or ask a team owner for an invite',
+          );
         ({ teamId, role } = await takeInvite(tx, req.invite, req.email));
       }
       const user = await tx.user.create({ data: { email: req.email, name: req.name, passwordHash, isAdmin: first } });
