@@ -113,4 +113,29 @@ describe('compute pool (one worker thread beside the main one)', () => {
     const again = await pool.rollout(model, tokenizer, req, { maxNewTokens: 8, temperature: 1, topP: 1 }, new Rng(4));
     expect(again.map((t) => t.ids)).toEqual(trajs.map((t) => t.ids));
   }, 180_000);
+
+  it('a stop reaches the worker thread between tokens: the rollout ends with StopRequested long before a full one would', async () => {
+    const req: RolloutRequest = {
+      env: 'sokoban',
+      envConfig: {},
+      seeds: [101, 102, 103, 104],
+      groupSize: 2,
+      split: 'train',
+      settings: { ...rolloutSettingsFor('sokoban'), maxTurns: 2 },
+    };
+    const sampling = { maxNewTokens: 60, temperature: 1, topP: 1 };
+    const t0 = Date.now();
+    await pool.rollout(model, tokenizer, req, sampling, new Rng(9));
+    const full = Date.now() - t0;
+    const abort = new AbortController();
+    let abortedAt = 0;
+    const run = pool.rollout(model, tokenizer, req, sampling, new Rng(9), undefined, abort.signal);
+    setTimeout(() => {
+      abortedAt = Date.now();
+      abort.abort('cancelled by user');
+    }, full / 10);
+    await expect(run).rejects.toMatchObject({ name: 'StopRequested', reason: 'cancelled by user' });
+    // the same machine, the same work: both threads stopped long before the end of their shares
+    expect(Date.now() - abortedAt).toBeLessThan(full / 2);
+  }, 180_000);
 });

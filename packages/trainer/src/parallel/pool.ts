@@ -8,6 +8,7 @@ import type { Qwen2Model } from '../model/qwen2.js';
 import { PolicyResponder, type SamplingSettings } from '../rollout/responder.js';
 import { rollout, type RolloutRequest } from '../rollout/rollout.js';
 import type { Trajectory } from '../rollout/types.js';
+import { throwIfStopped } from '../util/stop.js';
 import type { TextTokenizer } from '../tokenizer/types.js';
 import { indexed, placeRows } from '../train/batch.js';
 import { addGradient } from '../train/optimizer.js';
@@ -59,7 +60,10 @@ export class ComputePool {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
 
-  private constructor(private readonly workers: Worker[]) {
+  private constructor(
+    private readonly workers: Worker[],
+    private readonly stopCount: Int32Array,
+  ) {
     for (const w of workers) {
       w.on('message', (m: WorkerReply) => {
         const p = this.pending.get(m.id);
@@ -77,15 +81,17 @@ export class ComputePool {
   static async start(size: number, model: Qwen2Model, tokenizer: TextTokenizer, backend: BackendName): Promise<ComputePool> {
     const tensors = await model.exportTensors();
     const t = tokenizer.files();
+    const stop = new SharedArrayBuffer(4);
     const init: WorkerInit = {
       backend,
+      stop,
       config: model.config,
       tokenizer: t.tokenizer,
       tokenizerConfig: t.tokenizerConfig,
       weights: [...tensors].map(([name, v]) => ({ name, shape: v.shape, data: v.data })),
     };
     const workers = Array.from({ length: size }, () => new Worker(workerScript(), { workerData: init }));
-    const pool = new ComputePool(workers);
+    const pool = new ComputePool(workers, new Int32Array(stop));
     await Promise.all(workers.map((_, k) => pool.call(k, { kind: 'ping' })));
     return pool;
   }
@@ -111,7 +117,8 @@ export class ComputePool {
   /** Send the current weights to every worker (queued before any request that follows). */
   private syncWeights(model: Qwen2Model): void {
     const data = model.trainableVariables().map((v) => v.dataSync() as Float32Array);
-    this.workers.forEach((_, k) => void this.call(k, { kind: 'weights', data }));
+    // a failure here also fails the request queued behind it, which its caller awaits
+    this.workers.forEach((_, k) => void this.call(k, { kind: 'weights', data }).catch(() => {}));
   }
 
   /**
@@ -164,6 +171,7 @@ export class ComputePool {
   /**
    * `rollout` with the groups split between the main thread and the workers. Each worker samples
    * with its own generator seeded from `rng`; group numbers are those of the whole request.
+   * `signal` stops every participant between generated tokens (StopRequested from the main thread's share).
    */
   async rollout(
     model: Qwen2Model,
@@ -172,31 +180,49 @@ export class ComputePool {
     sampling: SamplingSettings,
     rng: Rng,
     onTurn?: (turn: number, active: number) => void,
+    signal?: AbortSignal,
   ): Promise<Trajectory[]> {
+    throwIfStopped(signal);
     const parts = splitEvenly(req.seeds, this.size + 1);
+    const stopCount = Atomics.load(this.stopCount, 0);
+    const onAbort = () => Atomics.add(this.stopCount, 0, 1);
+    signal?.addEventListener('abort', onAbort, { once: true });
     const seeds = parts.slice(1).map(() => rng.int(0, 2 ** 31 - 1));
     this.syncWeights(model);
     const remote = parts
       .slice(1)
       .map((p, k) =>
-        p.length ? this.call<Trajectory[]>(k, { kind: 'rollout', req: { ...req, seeds: p }, sampling, rngSeed: seeds[k]! }) : null,
+        p.length
+          ? this.call<Trajectory[]>(k, { kind: 'rollout', req: { ...req, seeds: p }, sampling, rngSeed: seeds[k]!, stopCount })
+          : null,
       );
+    // handled from the start: a worker's stop may reject its job while the main thread's share still runs
+    for (const job of remote) job?.catch(() => {});
     // progress: the workers' shares are assumed to keep pace with the main thread's
     const scale = req.seeds.length / Math.max(1, parts[0]!.length);
-    const local = await rollout(
-      { ...req, seeds: parts[0]! },
-      new PolicyResponder(model, tokenizer, sampling),
-      tokenizer,
-      rng,
-      (turn, active) => onTurn?.(turn, Math.round(active * scale)),
-    );
-    const out = [...local];
-    let offset = parts[0]!.length;
-    for (const [k, job] of remote.entries()) {
-      for (const t of job ? await job : []) out.push({ ...t, group: t.group + offset });
-      offset += parts[k + 1]!.length;
+    try {
+      const local = await rollout(
+        { ...req, seeds: parts[0]! },
+        new PolicyResponder(model, tokenizer, { ...sampling, signal }),
+        tokenizer,
+        rng,
+        (turn, active) => onTurn?.(turn, Math.round(active * scale)),
+      );
+      const out = [...local];
+      let offset = parts[0]!.length;
+      for (const [k, job] of remote.entries()) {
+        for (const t of job ? await job : []) out.push({ ...t, group: t.group + offset });
+        offset += parts[k + 1]!.length;
+      }
+      return out;
+    } catch (e) {
+      // a stop ends every share: wait for the workers to stop too, so the next request finds them free
+      await Promise.allSettled(remote);
+      throwIfStopped(signal);
+      throw e;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
     }
-    return out;
   }
 
   /** Per-position log-probs and entropies, the samples shared out by cost. */

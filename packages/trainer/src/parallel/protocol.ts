@@ -11,6 +11,8 @@ export interface WorkerInit {
   tokenizer: unknown;
   tokenizerConfig: Record<string, unknown>;
   weights: { name: string; shape: number[]; data: Float32Array }[];
+  /** One Int32, the pool's stop count: a rollout stops between tokens once it differs from the count it started with. */
+  stop: SharedArrayBuffer;
 }
 
 /** A trainable row as it crosses the thread boundary (a Sample without its trajectory). */
@@ -28,7 +30,7 @@ export type WorkerRequest =
   /** New weights, in the order of the model's trainable variables. */
   | { kind: 'weights'; data: Float32Array[] }
   | { kind: 'grads'; rows: WireRow[]; settings: ActorLossSettings; padId: number; maxTokens: number; microBatchSize: number }
-  | { kind: 'rollout'; req: RolloutRequest; sampling: SamplingSettings; rngSeed: number }
+  | { kind: 'rollout'; req: RolloutRequest; sampling: SamplingSettings; rngSeed: number; stopCount: number }
   | { kind: 'score'; ids: number[][]; padId: number; maxTokens: number; temperature: number };
 
 export type WorkerReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };

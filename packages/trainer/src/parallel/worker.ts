@@ -18,6 +18,15 @@ const model = Qwen2Model.fromTensors(
   new Map(init.weights.map((w) => [w.name, { shape: w.shape, data: w.data, dtype: 'F32' as const }])),
 );
 const tokenizer = tokenizerFromFiles(init.tokenizer, init.tokenizerConfig);
+// The pool's stop requests, read between generated tokens as an AbortSignal would be.
+const stops = new Int32Array(init.stop);
+const stopSignal = (startCount: number) =>
+  ({
+    get aborted() {
+      return Atomics.load(stops, 0) !== startCount;
+    },
+    reason: 'stopped',
+  }) as unknown as AbortSignal;
 
 async function handle(req: WorkerRequest): Promise<{ result: unknown; transfer?: ArrayBuffer[] }> {
   switch (req.kind) {
@@ -39,7 +48,7 @@ async function handle(req: WorkerRequest): Promise<{ result: unknown; transfer?:
       return { result: { grads: out, partials }, transfer: out.map((d) => d.buffer as ArrayBuffer) };
     }
     case 'rollout': {
-      const responder = new PolicyResponder(model, tokenizer, req.sampling);
+      const responder = new PolicyResponder(model, tokenizer, { ...req.sampling, signal: stopSignal(req.stopCount) });
       return { result: await rollout(req.req, responder, tokenizer, new Rng(req.rngSeed)) };
     }
     case 'score':

@@ -55,7 +55,7 @@ export async function evaluatePolicy(
       settings: r.settings,
     };
     const batch = r.pool
-      ? await r.pool.rollout(model, tokenizer, req, sampling, rng, r.onTurn)
+      ? await r.pool.rollout(model, tokenizer, req, sampling, rng, r.onTurn, r.signal)
       : await rollout(req, responder, tokenizer, rng, r.onTurn);
     // one episode per seed: its group is its index among all the seeds
     trajectories.push(...batch.map((t) => ({ ...t, group: i + t.group })));

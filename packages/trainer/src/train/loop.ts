@@ -329,7 +329,7 @@ async function trainLoop(o: TrainOptions, at: StopPoint): Promise<TrainResult> {
           const onTurn = episodeProgress();
           return (
             pool
-              ? pool.rollout(policy, tokenizer, req, sampling, rng, onTurn)
+              ? pool.rollout(policy, tokenizer, req, sampling, rng, onTurn, o.signal)
               : rollout(req, new PolicyResponder(policy, tokenizer, { ...sampling, signal: o.signal }), tokenizer, rng, onTurn)
           ).finally(() => activity.end());
         })
