@@ -49,6 +49,13 @@ export class EventsGateway implements OnGatewayInit, OnApplicationShutdown {
       if (n.type === 'access') void this.recheck((a) => a.userId === n.user);
       else void this.forward(n).catch((e: Error) => this.logger.warn(`event for run ${n.run}: ${e.message}`));
     });
+    // Notices published while the database was away never arrived: close every transport, so each
+    // client reconnects and subscribes again from its last step (the catch-up fills the gap).
+    listener.onReconnect(() => {
+      const sockets = [...(this.server?.sockets.sockets.values() ?? [])];
+      if (sockets.length) this.logger.warn(`events connection restored; ${sockets.length} live client(s) reconnect to catch up`);
+      for (const socket of sockets) socket.conn.close();
+    });
   }
 
   onApplicationShutdown(): void {

@@ -14,6 +14,8 @@ export class PgListener implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('events');
   private client: pg.Client | null = null;
   private handlers: Handler[] = [];
+  private reconnectHandlers: (() => void)[] = [];
+  private lost = false;
   private closed = false;
   private retryMs = 500;
 
@@ -21,6 +23,11 @@ export class PgListener implements OnModuleInit, OnApplicationShutdown {
 
   onNotice(h: Handler): void {
     this.handlers.push(h);
+  }
+
+  /** Called after the connection came back: notices sent while it was away are gone. */
+  onReconnect(h: () => void): void {
+    this.reconnectHandlers.push(h);
   }
 
   async onModuleInit(): Promise<void> {
@@ -34,7 +41,11 @@ export class PgListener implements OnModuleInit, OnApplicationShutdown {
 
   private async connect(): Promise<void> {
     const client = new pg.Client({ connectionString: this.settings.databaseUrl });
-    client.on('error', (e) => this.retry(e));
+    // A killed server may end the connection without an error. Only the live connection's loss counts:
+    // a failed attempt is retried by its caller, and a replaced client's events are stale.
+    const lost = (e: Error) => this.client === client && this.retry(e);
+    client.on('error', lost);
+    client.on('end', () => lost(new Error('connection ended')));
     client.on('notification', (m) => {
       if (m.channel !== EVENTS_CHANNEL || !m.payload) return;
       let notice: RunNotice | AccessNotice;
@@ -49,12 +60,17 @@ export class PgListener implements OnModuleInit, OnApplicationShutdown {
     await client.query(`LISTEN ${EVENTS_CHANNEL}`);
     this.client = client;
     this.retryMs = 500;
+    if (this.lost) {
+      this.lost = false;
+      for (const h of this.reconnectHandlers) h();
+    }
   }
 
   private retry(e: Error): void {
     if (this.closed) return;
     const old = this.client;
     this.client = null;
+    this.lost = true;
     old?.end().catch(() => {});
     this.logger.warn(`LISTEN connection lost (${e.message}); retrying in ${this.retryMs} ms`);
     setTimeout(() => void this.connect().catch((err: Error) => this.retry(err)), this.retryMs).unref();
