@@ -61,10 +61,14 @@ describe.skipIf(!exe)('first contact: a run launched from the form with its defa
 
     await page.goto(`${sys.webUrl}/runs/new`);
     // the defaults: quick-cpu on Sokoban from the shipped base, and from scratch offered with what to expect
-    expect(await page.locator('select[name=preset]').inputValue()).toBe('quick-cpu');
-    expect(await page.locator('select[name=env]').inputValue()).toBe('sokoban');
-    await expect.poll(() => page.locator('select[name=base] option').first().textContent()).toContain('starpo-base/sokoban-tiny');
-    await expect.poll(() => page.locator('select[name=base] option', { hasText: 'from scratch' }).count()).toBeGreaterThan(0);
+    expect(await page.getByRole('main').locator('select[name=preset]').inputValue()).toBe('quick-cpu');
+    expect(await page.getByRole('main').locator('select[name=env]').inputValue()).toBe('sokoban');
+    await expect
+      .poll(() => page.getByRole('main').locator('select[name=base] option').first().textContent())
+      .toContain('starpo-base/sokoban-tiny');
+    await expect
+      .poll(() => page.getByRole('main').locator('select[name=base] option', { hasText: 'from scratch' }).count())
+      .toBeGreaterThan(0);
     await page.click('button[type=submit]');
     await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
     const launched = Date.now();
