@@ -1,14 +1,12 @@
 // bench:api — ingestion throughput, live latency and query latency of the API on a real Postgres.
 // Uses DATABASE_URL's server when set (a scratch database is created there), else an embedded one.
-import { mkdtempSync, chmodSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { io } from 'socket.io-client';
 import { createApp } from '@starpo/api/bootstrap';
+import { benchDatabase } from './bench-database.mjs';
 import { createDb, migrate } from '@starpo/db';
-import { ensureDatabase, startEmbeddedPostgres } from '@starpo/db/embedded';
 import { DbSink } from '../apps/worker/dist/db-sink.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 1_000_000);
@@ -18,22 +16,8 @@ const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Mat
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const log = (s) => process.stdout.write(`${s}\n`);
 
-let server = null;
-let tmp = null;
-let url = process.env.DATABASE_URL;
-if (url) {
-  const u = new URL(url);
-  const name = `starpo_bench_${Date.now()}`;
-  u.pathname = '/postgres';
-  await ensureDatabase(u.toString(), name);
-  u.pathname = `/${name}`;
-  url = u.toString();
-} else {
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'starpo-bench-'));
-  chmodSync(tmp, 0o755);
-  server = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'data'), ephemeral: true });
-  url = server.url;
-}
+const database = await benchDatabase();
+const url = database.url;
 await migrate(url);
 const db = createDb(url, { max: 8 });
 const app = await createApp({ databaseUrl: url, webOrigin: 'http://localhost:3000' }, { logger: false });
@@ -61,7 +45,7 @@ const token = (
 ).token;
 const newRun = (extra = {}) => api('POST', '/api/runs', { preset: 'quick-cpu', ...extra }, token);
 
-log(`bench:api — Postgres ${server ? 'embedded' : 'from DATABASE_URL'}, ${os.cpus().length} cores`);
+log(`bench:api — Postgres ${database.embedded ? 'embedded' : 'from DATABASE_URL'}, ${os.cpus().length} cores`);
 
 // 1. metric points through the worker's database sink (one call per training step, 100 keys a step)
 {
@@ -247,6 +231,5 @@ log(`bench:api — Postgres ${server ? 'embedded' : 'from DATABASE_URL'}, ${os.c
 
 await app.close();
 await db.$disconnect();
-await server?.stop();
-if (tmp) rmSync(tmp, { recursive: true, force: true });
+await database.close();
 process.exit(0);

@@ -1,12 +1,11 @@
 // bench:ingest — 1,000 external trajectories of 5 turns through POST /api/runs/:id/ingest/trajectories,
 // observation text only (the server rebuilds each board and diagnoses each step batch in the request),
 // beside the same rows stored without either, on a real Postgres (DATABASE_URL's server, else embedded).
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createApp } from '@starpo/api/bootstrap';
-import { createDb, ensureDatabase, insertTrajectories, migrate, rediagnoseStep, startEmbeddedPostgres } from '@starpo/db';
+import { benchDatabase } from './bench-database.mjs';
+import { createDb, insertTrajectories, migrate, rediagnoseStep } from '@starpo/db';
 import { SokobanEnv, diagnoseStoredRows, renderSokoban } from '@starpo/envs';
 
 const TRAJECTORIES = Number(process.env.BENCH_TRAJECTORIES ?? 1000);
@@ -59,22 +58,8 @@ for (const t of trajectories) {
   } else batches.push({ items: [t], bytes: size + 20 });
 }
 
-let server = null;
-let tmp = null;
-let url = process.env.DATABASE_URL;
-if (url) {
-  const u = new URL(url);
-  const name = `starpo_bench_${Date.now()}`;
-  u.pathname = '/postgres';
-  await ensureDatabase(u.toString(), name);
-  u.pathname = `/${name}`;
-  url = u.toString();
-} else {
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'starpo-bench-'));
-  chmodSync(tmp, 0o755);
-  server = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'data'), ephemeral: true });
-  url = server.url;
-}
+const database = await benchDatabase();
+const url = database.url;
 await migrate(url);
 const db = createDb(url, { max: 8 });
 const app = await createApp(
@@ -103,7 +88,7 @@ const post = async (p, body) => {
 };
 
 log(
-  `bench:ingest — ${TRAJECTORIES} trajectories × ${TURNS} turns (Sokoban grid_coord text, no snapshots), ${batches.length} requests ≤ 1 MB, Postgres ${server ? 'embedded' : 'from DATABASE_URL'}, ${os.cpus().length} cores`,
+  `bench:ingest — ${TRAJECTORIES} trajectories × ${TURNS} turns (Sokoban grid_coord text, no snapshots), ${batches.length} requests ≤ 1 MB, Postgres ${database.embedded ? 'embedded' : 'from DATABASE_URL'}, ${os.cpus().length} cores`,
 );
 
 // 1. through the API: parse boards + store + diagnose each touched step batch, in the request
@@ -163,5 +148,4 @@ log(`ratio: ingestion with boards + diagnostics / store only = ${(api / store).t
 
 await app.close();
 await db.$disconnect();
-if (server) await server.stop();
-if (tmp) rmSync(tmp, { recursive: true, force: true });
+await database.close();
