@@ -51,7 +51,7 @@ describe.skipIf(!exe)('team settings, roles and run metadata in a real browser',
     expect(await owner.getByTestId('token-last-used').textContent()).toBe('never');
     expect(await owner.getByTestId('tokens').textContent()).not.toContain(secret); // the list has only the prefix
 
-    // a script outside the browser, as the README shows
+    // a script outside the browser, as docs/api.md shows
     const bearer = { authorization: `Bearer ${secret}` };
     const ok = await fetch(`${sys.apiUrl}/api/auth/me`, { headers: bearer });
     expect(ok.status).toBe(200);

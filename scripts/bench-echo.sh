@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Echo-trap comparison in miniature (issue: vanilla StarPO collapses, StarPO-S delays it):
+# Echo-trap comparison in miniature (the paper: vanilla StarPO collapses, StarPO-S delays it):
 # the same warm-start base and budget, an aggressive learning rate, early stopping off so the
 # whole trajectory of each run is visible. ARM=vanilla|starpo-s (default: both, one after the other).
 set -euo pipefail

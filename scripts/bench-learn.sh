@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Learning benchmark (issue: the quick-cpu preset raises validation success within 60 minutes):
+# Learning benchmark (goal: the quick-cpu preset raises validation success within 60 minutes):
 # pretrain a tiny Sokoban base if missing, then train with quick-cpu for at most 60 minutes and plot.
 set -euo pipefail
 cd "$(dirname "$0")/.."

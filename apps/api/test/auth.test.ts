@@ -21,7 +21,7 @@ describe('team access', () => {
 
     const noInvite = await t.http.post('/api/auth/signup').send({ email: 'x@lab.test', password: 'long enough', name: 'X' }).expect(403);
     expect(noInvite.body.error).toBe('forbidden');
-    expect(noInvite.body.message).toContain('POST /api/auth/login'); // the README's signup run twice says what to do
+    expect(noInvite.body.message).toContain('POST /api/auth/login'); // docs/api.md's signup run twice says what to do
     const badInvite = await t.http
       .post('/api/auth/signup')
       .send({ email: 'x@lab.test', password: 'long enough', name: 'X', invite: 'inv_nope-nope-nope' });

@@ -118,7 +118,7 @@ describe('input Postgres cannot store is a 400 naming the field', () => {
   });
 
   it('a batch with two trajectories of one identity is refused, naming the second', async () => {
-    // the README's example omits group and indexInGroup: two such trajectories of one step collide
+    // without group and indexInGroup, two trajectories of one step collide
     await rejects(
       post(`/api/runs/${extId}/ingest/trajectories`, { trajectories: [trajectory({ step: 7 }), trajectory({ step: 7 })] }),
       'trajectories.1',

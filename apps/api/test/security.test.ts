@@ -69,7 +69,7 @@ describe('CSRF defence for cookie-authenticated requests', () => {
       .send({ preset: 'quick-cpu', name: 'from the dashboard' })
       .expect(201);
     await t.http.post(`/api/runs/${fromWeb.body.id}/cancel`).set('Cookie', owner.cookie).set('Origin', WEB_ORIGIN).expect(202);
-    // curl with a cookie jar (the README's example) sends no Origin
+    // curl with a cookie jar (docs/api.md's example) sends no Origin
     await t.http.post('/api/tokens').set('Cookie', owner.cookie).send({ name: 'curl' }).expect(201);
     // Swagger UI is served by the API itself
     const self = await t.http

@@ -72,15 +72,7 @@ export const PRESETS: Record<PresetName, Preset> = {
     name: 'quick-cpu',
     description:
       'Small enough to train for an hour on 2 CPU cores: starpo-tiny, 32 groups × 2 rollouts at T 0.7, 96-token replies, solver-shaped rewards credited per turn and per action word, grounded positive credit only, lr 5e-4 with a cosine decay over 80 steps.',
-    // Measured in docs/results/learn-quick-cpu.md. With the paper's sparse trajectory reward an hour of
-    // RL moved starpo-tiny by 0–3 points (sessions 1–8): too few successes, credited to every turn alike.
-    // Potential-based shaping (the env's solver distance) tells each turn what its own moves achieved;
-    // turn_return with γ 0 credits the turn with exactly that; negative turns are dropped (PSR: with them
-    // entropy rose and success fell, S9-B). Every group carries signal, so the variance filter is off.
-    // Each action word of the plan and answer is credited with its own move's reward (turnCredit=action),
-    // a turn whose think text contradicts the board gets no positive credit, and no entropy bonus. At a
-    // constant lr every run rose for 10–30 steps and then drifted off (S10-H2, S10-M); the cosine decay
-    // to 0 by step 80 (about the hour) is what held the gain (S11-N).
+    // Each departure from the paper's defaults, and the runs behind it: docs/results/quick-cpu-preset.md.
     overrides: merge(stabilized, {
       algorithm: {
         advEstimator: 'turn_return',
@@ -113,8 +105,7 @@ export const PRESETS: Record<PresetName, Preset> = {
       },
       training: { steps: 80, checkpointEvery: 10 },
     }),
-    // RAGEN HEAD's CoordSokoban: positions are listed above the grid. starpo-tiny cannot count its way to a
-    // cell of the raw grid (91–94% of its position claims were wrong), docs/results/learn-quick-cpu.md.
+    // RAGEN HEAD's CoordSokoban lists the positions above the grid: starpo-tiny cannot count its way to a cell of the raw grid.
     envConfig: {
       sokoban: { observationFormat: 'grid_coord', rewardShaping: 'solver_distance' },
       frozenlake: { rewardShaping: 'goal_distance' },

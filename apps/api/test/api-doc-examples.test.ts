@@ -7,15 +7,15 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from './helpers.js';
 
-const README = path.resolve(import.meta.dirname, '../../../README.md');
+const API_DOC = path.resolve(import.meta.dirname, '../../../docs/api.md');
 
-/** The README's API and external-run shell examples, in order (the ```bash blocks that call `$API/api/…`). */
-function readmeExamples(): string[] {
-  const blocks = [...readFileSync(README, 'utf8').matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);
+/** docs/api.md's shell examples, in order (the ```bash blocks that call `$API/api/…`). */
+function apiDocExamples(): string[] {
+  const blocks = [...readFileSync(API_DOC, 'utf8').matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);
   return blocks.filter((b) => b.includes('$API/api/'));
 }
 
-describe('the README examples, run as written with curl and jq against the real API', () => {
+describe('the docs/api.md examples, run as written with curl and jq against the real API', () => {
   let t: TestApi;
   let url: string;
   let dir: string;
@@ -23,7 +23,7 @@ describe('the README examples, run as written with curl and jq against the real 
     t = await startTestApi();
     await t.app.listen(0, '127.0.0.1');
     url = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
-    dir = mkdtempSync(path.join(tmpdir(), 'readme-'));
+    dir = mkdtempSync(path.join(tmpdir(), 'api-doc-'));
   });
   afterAll(async () => {
     await t?.close();
@@ -31,7 +31,7 @@ describe('the README examples, run as written with curl and jq against the real 
   });
 
   it('creates the team, a token, a run, and an external run with its metrics, a trajectory and its end', async () => {
-    const blocks = readmeExamples();
+    const blocks = apiDocExamples();
     expect(blocks.length).toBe(2);
     // Only the address changes; every curl fails the script on an HTTP error instead of printing it.
     const script = [
