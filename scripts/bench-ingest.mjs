@@ -107,7 +107,7 @@ log(
   `API ingestion + boards + diagnostics: ${api.toFixed(2)} s (${(TRAJECTORIES / api).toFixed(0)} trajectories/s; slowest request ${(Math.max(...times) / 1000).toFixed(2)} s; ${diagnosed} trajectory diagnoses, ${flagged} flagged hallucinated)`,
 );
 
-// 2. the same rows stored directly, without board parsing or diagnostics (what ingestion cost before)
+// 2. the same rows stored directly, without board parsing or diagnostics (the cost of storage alone)
 const plain = await post('/api/runs', { name: 'bench-plain', external: true, config: { env: { name: 'sokoban' } } });
 const t1 = performance.now();
 for (const b of batches)

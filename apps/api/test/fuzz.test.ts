@@ -20,7 +20,7 @@ const nested = (depth: number, leaf: Json): Json => {
   return v;
 };
 
-/** The input classes that used to reach Postgres, plus ordinary random values. */
+/** Inputs Postgres cannot store or that LIKE and SQL treat specially, plus ordinary random values. */
 const hostileString = fc.oneof(
   fc.constantFrom('\u0000', 'a\u0000b', '%', '_', '%_%', '\\', "'; DROP TABLE runs; --", '\ud800', '𝔘𝔫𝔦', '', ' ', 'x'.repeat(300)),
   fc.string({ maxLength: 30 }),

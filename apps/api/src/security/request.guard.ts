@@ -11,7 +11,7 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
  * - CSRF: a write without a bearer token (so, one the session cookie may authenticate) must pass
  *   the origin rule;
  * - JSON only: a write with a body must send it as application/json, so a form or text/plain post
- *   never reaches a handler (it used to arrive as an empty body and take every default);
+ *   never reaches a handler (it would arrive as an empty body and take every default);
  * - storable: no NUL characters and no nesting beyond a bound anywhere in the body or query.
  */
 @Injectable()
