@@ -5,7 +5,7 @@ import { applySetting, buildRunConfig, type RunConfig, type RunConfigOverrides }
 import { initBackend, type BackendChoice } from '../backend.js';
 import { startPool, WORKERS_HELP } from '../parallel/start.js';
 import { evaluateSamples } from '../train/evaluate.js';
-import { rolloutSettings } from '../train/loop.js';
+import { rolloutSettings } from '../rollout/settings.js';
 import { baseWeightsChecksum, loadBaseModel, shippedBaseDir } from '../train/models.js';
 import { PhaseProgress } from './progress.js';
 
