@@ -3,7 +3,6 @@ import { REWARD_ONLY_CONFIG_KEYS } from '@starpo/envs';
 import { StopRequested } from '../util/stop.js';
 import { TrainRun, type StopPoint, type TrainOptions, type TrainResult } from './run.js';
 
-export { rolloutSettings } from '../rollout/settings.js';
 export type { TrainOptions, TrainResult } from './run.js';
 
 /** A base pretrained on another observation format (say) than the run uses: worth a warning, not an error. */
