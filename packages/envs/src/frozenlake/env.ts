@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Rng, deriveSeed } from '../rng.js';
+import { actionIndex, unchangedStep } from '../step.js';
 import type { Env, FrozenLakeSnapshot, StepResult } from '../types.js';
 import { shapingScaleSchema } from '../shaping.js';
 import { FROZENLAKE_ACTIONS, FROZENLAKE_DELTAS, lakeMove, slipOutcomes } from './moves.js';
@@ -107,17 +108,8 @@ export class FrozenLakeEnv implements Env<FrozenLakeSnapshot> {
   }
 
   step(action: string): StepResult {
-    const index = FROZENLAKE_ACTIONS.findIndex((a) => a.toLowerCase() === action.trim().toLowerCase());
-    if (index < 0 || this._done) {
-      return {
-        observation: this.render(),
-        reward: 0,
-        done: this._done,
-        success: this.success,
-        actionValid: index >= 0,
-        actionEffective: false,
-      };
-    }
+    const index = actionIndex(FROZENLAKE_ACTIONS, action);
+    if (index < 0 || this._done) return unchangedStep(this.render(), this._done, this.success, index >= 0);
     const outcomes = slipOutcomes(index, this.config.successRate);
     let u = this.slipRng.float();
     let taken = outcomes[outcomes.length - 1]!.action;
