@@ -10,7 +10,8 @@ import {
   tokenReturns,
   type GigpoStepRow,
 } from '../src/algo/advantages.js';
-import { buildRunConfig } from '@starpo/contracts';
+import { ADV_ESTIMATORS, buildRunConfig } from '@starpo/contracts';
+import { ESTIMATORS, type EstimatorSample } from '../src/algo/estimators.js';
 import { computeAdvantages } from '../src/train/advantage-step.js';
 import { actionSlots, type Sample } from '../src/train/batch.js';
 
@@ -351,5 +352,46 @@ describe('action slots', () => {
     // "Up" was planned and answered second, but "Down" ran: both are marked NOT_EXECUTED (−2)
     expect(named).toEqual(['Left:0', 'Up:-2', 'Left:0', 'Up:-2']);
     expect(slots[5]).toBe(-1); // "left" in a relation claim is not an action word
+  });
+});
+
+describe('estimator registry', () => {
+  // one turn of three trained tokens; the second trajectory of the group scores 0
+  const won: EstimatorSample = {
+    rewards: [0, 0, 1],
+    mask: [1, 1, 1],
+    values: [0.5, 0.6, 0.7],
+    group: 0,
+    env: 'sokoban',
+    turnRewards: [1],
+    turnEnds: [2],
+    turnOf: [0, 0, 0],
+    turns: [{ actionRewards: [1], penalty: 0, contradicted: false, observation: 'board' }],
+    actionSlots: null,
+  };
+  const lost: EstimatorSample = { ...won, rewards: [0, 0, 0], turnRewards: [0], turns: [{ ...won.turns[0]!, actionRewards: [0] }] };
+  const a = buildRunConfig(undefined, {}).algorithm;
+
+  it('has an estimator for every algorithm.advEstimator value, each giving a value per position of every sample', () => {
+    for (const name of ADV_ESTIMATORS) {
+      const r = ESTIMATORS[name]([won, lost], a);
+      expect(
+        r.advantages.map((x) => x.length),
+        name,
+      ).toEqual([3, 3]);
+      expect(
+        r.returns.map((x) => x.length),
+        name,
+      ).toEqual([3, 3]);
+    }
+  });
+  it('gae, grpo and turn_return give their formulas on the same samples', () => {
+    close(ESTIMATORS.gae([won], a).advantages[0]!, [0.5, 0.4, 0.3]); // γ = λ = 1: Σ r − V_t
+    // scores [1, 0]: mean 0.5, unbiased std 0.7071068
+    close(ESTIMATORS.grpo([won, lost], a).advantages.flat(), [0.707106, 0.707106, 0.707106, -0.707106, -0.707106, -0.707106]);
+    expect(ESTIMATORS.turn_return([won, lost], a).advantages).toEqual([
+      [1, 1, 1],
+      [0, 0, 0],
+    ]);
   });
 });
