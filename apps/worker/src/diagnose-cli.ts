@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run diagnose -- <run-id>`: re-computes a run's reasoning diagnostics (see rediagnose.ts).
 import { createDb } from '@starpo/db';
-import { PhaseProgress } from '@starpo/trainer';
+import { PhaseProgress } from '@starpo/trainer/progress';
 import { rediagnoseRun } from './rediagnose.js';
 
 const runId = process.argv[2];

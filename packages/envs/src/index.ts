@@ -13,6 +13,7 @@ export * from './sokoban/env.js';
 export { generateRoom, GenerationFailed } from './sokoban/generate.js';
 export * from './sokoban/solver.js';
 export * from './frozenlake/env.js';
+export * from './frozenlake/moves.js';
 export * from './frozenlake/solver.js';
 export * from './bandit/env.js';
 export * from './diagnostics/index.js';

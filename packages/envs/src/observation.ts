@@ -1,9 +1,6 @@
 import { z } from 'zod';
 import { getEnvDefinition, listEnvs } from './registry.js';
-import type { EnvSnapshot } from './types.js';
-
-/** A board read back from observation text, or why there is none. */
-export type ObservationParse<S extends EnvSnapshot = EnvSnapshot> = { ok: true; snapshot: S } | { ok: false; reason: string };
+import type { EnvSnapshot, ObservationParse } from './types.js';
 
 /** Largest boards any text parser accepts (the environments' own limits are lower). */
 export const MAX_BOARD_SIDE = 64;

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import type { ObservationParse } from './observation.js';
-import type { Env, EnvSnapshot } from './types.js';
+import type { Env, EnvSnapshot, ObservationParse } from './types.js';
 
 /** Everything the rest of the system needs to know about one environment. */
 export interface EnvDefinition<S extends z.ZodObject = z.ZodObject, Snap extends EnvSnapshot = EnvSnapshot> {

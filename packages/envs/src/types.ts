@@ -64,3 +64,6 @@ export interface Env<S extends EnvSnapshot = EnvSnapshot> {
   readonly done: boolean;
   readonly success: boolean;
 }
+
+/** A board read back from observation text, or why there is none. */
+export type ObservationParse<S extends EnvSnapshot = EnvSnapshot> = { ok: true; snapshot: S } | { ok: false; reason: string };

@@ -1,13 +1,12 @@
-export { registerEnvCommands } from './cli/env-commands.js';
 export { initBackend, backendInfo, type BackendInfo, type BackendChoice } from './backend.js';
-export { train, rolloutSettings, type TrainOptions, type TrainResult } from './train/loop.js';
+export { train, type TrainOptions, type TrainResult } from './train/loop.js';
+export { rolloutSettings } from './rollout/settings.js';
 export { MemorySink, type TrainSink, type CheckpointPayload, type RunStatus } from './train/sink.js';
 export { FileSink, trajectoryRecord, latestCheckpoint } from './train/file-sink.js';
-export { baseWeightsChecksum, loadBaseModel, shippedBaseDir } from './train/models.js';
+export { baseWeightsChecksum, loadBaseModel, shippedBaseDir } from './bases/load.js';
 export { pretrain, PRETRAIN_DEFAULTS, type PretrainOptions, type PretrainResult } from './pretrain/pretrain.js';
 export { modelFiles, saveModelDir, loadModelDir, type ModelBundle } from './model/storage.js';
 export type { Trajectory, RolloutTurn } from './rollout/types.js';
 export { diagnoseBatch, diagnoseStoredBatch, diagnoseStoredRows, type StoredTrajectory, type StoredDiagnosis } from './train/diagnose.js';
-export { PhaseProgress } from './cli/progress.js';
 export { ComputePool } from './parallel/pool.js';
 export { startPool } from './parallel/start.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
 import { RunActivity } from '../src/train/activity.js';
 import { train } from '../src/train/loop.js';
-import { loadBaseModel } from '../src/train/models.js';
+import { loadBaseModel } from '../src/bases/load.js';
 import { MemorySink } from '../src/train/sink.js';
 
 describe('run activity', () => {

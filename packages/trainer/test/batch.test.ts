@@ -8,7 +8,8 @@ import { buildRunConfig, type RunConfig } from '@starpo/contracts';
 import type { Trajectory } from '../src/rollout/types.js';
 import { chunkByTokens, scoreSamples, toSample, type Sample } from '../src/train/batch.js';
 import { AdamW } from '../src/train/optimizer.js';
-import { actorStep, trimToCredit } from '../src/train/update.js';
+import { trimToCredit } from '../src/train/actor-rows.js';
+import { actorStep } from '../src/train/update.js';
 
 describe('length-sorted scoring chunks', () => {
   it('chunkByTokens packs shortest first; scoreSamples still answers in input order', async () => {

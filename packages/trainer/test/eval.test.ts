@@ -8,8 +8,9 @@ import { initBackend } from '../src/backend.js';
 import { registerEvalCommand } from '../src/cli/eval-command.js';
 import { loadModelDir, saveModelDir } from '../src/model/storage.js';
 import { combinePasses, evaluatePolicy } from '../src/train/evaluate.js';
-import { envConfigMismatch, rolloutSettings, train } from '../src/train/loop.js';
-import { loadBaseModel } from '../src/train/models.js';
+import { rolloutSettings } from '../src/rollout/settings.js';
+import { envConfigMismatch, train } from '../src/train/loop.js';
+import { loadBaseModel } from '../src/bases/load.js';
 import { FileSink } from '../src/train/file-sink.js';
 import { PRETRAIN_DEFAULTS, pretrainEnvConfig } from '../src/pretrain/pretrain.js';
 

@@ -3,7 +3,7 @@ import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
 import { train } from '../src/train/loop.js';
-import { loadBaseModel } from '../src/train/models.js';
+import { loadBaseModel } from '../src/bases/load.js';
 import { MemorySink } from '../src/train/sink.js';
 
 const small: RunConfigOverrides = {

@@ -13,7 +13,9 @@ beforeAll(async () => {
   await initBackend('cpu');
 });
 
-describe('T8 PPO policy loss per token', () => {
+// Expected values: a float64 NumPy re-implementation of VERL's and ROLL's loss, aggregation, KL and filter
+// code paths; each test gives the inputs and the reference outputs it checks.
+describe('PPO policy loss per token (clip, clip-higher, dual clip)', () => {
   const A = [1, 1, -1, -1, -1, 0.5];
   const r = [1.5, 0.5, 0.5, 1.1, 5.0, 1.0];
   const run = (clipHigh: number, dual: number | null) => {
@@ -37,7 +39,7 @@ describe('T8 PPO policy loss per token', () => {
   });
 });
 
-describe('T9 loss aggregation', () => {
+describe('loss aggregation modes', () => {
   const L = tf.tensor2d([
     [1, 2, 3],
     [4, 9, 9],
@@ -60,7 +62,7 @@ describe('T9 loss aggregation', () => {
   });
 });
 
-describe('T10 KL estimators', () => {
+describe('KL estimators k1, k2, k3', () => {
   const logp = tf.tensor1d([-1.0, -2.0, -0.3]);
   const ref = tf.tensor1d([-1.5, -1.0, -0.3]);
   it('k1, k2, k3', () => {
@@ -79,7 +81,7 @@ describe('value loss', () => {
   });
 });
 
-describe('T12 StarPO-S filter and batch adjustment', () => {
+describe('StarPO-S filter and batch adjustment', () => {
   const groups = [
     [1, 1, 1, 1],
     [1, 0, 1, 0],

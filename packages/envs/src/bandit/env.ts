@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Rng, deriveSeed } from '../rng.js';
+import { unchangedStep } from '../step.js';
 import type { BanditSnapshot, Env, StepResult } from '../types.js';
 
 /** (low-risk, high-risk) arm names: RAGEN v0423's Bandit and BanditTest configs. */
@@ -63,9 +64,7 @@ export class BanditEnv implements Env<BanditSnapshot> {
 
   step(action: string): StepResult {
     const arm = this.arms.find((a) => a.name.toLowerCase() === action.trim().toLowerCase());
-    if (!arm || this.done) {
-      return { observation: this.render(), reward: 0, done: this.done, success: this.success, actionValid: !!arm, actionEffective: false };
-    }
+    if (!arm || this.done) return unchangedStep(this.render(), this.done, this.success, !!arm);
     const { lowRiskReward, highRiskReward, highRiskProb } = this.config;
     this.chosen = arm.name;
     this.reward = arm.risk === 'low' ? lowRiskReward : this.payoutRng.float() < highRiskProb ? highRiskReward : 0;

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { Rng, deriveSeed } from '../rng.js';
+import { actionIndex, unchangedStep } from '../step.js';
 import type { Env, FrozenLakeSnapshot, StepResult } from '../types.js';
 import { shapingScaleSchema } from '../shaping.js';
+import { FROZENLAKE_ACTIONS, FROZENLAKE_DELTAS, lakeMove, slipOutcomes } from './moves.js';
 import { solveFrozenLake } from './solver.js';
 
 export const frozenLakeConfigSchema = z
@@ -26,16 +28,7 @@ export const frozenLakeConfigSchema = z
   .strict();
 export type FrozenLakeConfig = z.infer<typeof frozenLakeConfigSchema>;
 
-/** RAGEN action ids 1..4 map to gymnasium's 0 Left, 1 Down, 2 Right, 3 Up. */
-export const FROZENLAKE_ACTIONS = ['Left', 'Down', 'Right', 'Up'] as const;
 export const FROZENLAKE_LEGEND = 'P: player, _: empty, O: hole, G: goal, X: player in hole, √: player on goal';
-export const FROZENLAKE_DELTAS: readonly (readonly [number, number])[] = [
-  [0, -1],
-  [1, 0],
-  [0, 1],
-  [-1, 0],
-];
-
 /** i.i.d. frozen/hole tiles with a random distinct start and goal, resampled until a path exists. */
 export function generateLakeMap(rng: Rng, size: number, pFrozen: number): string[] {
   for (;;) {
@@ -71,23 +64,6 @@ function hasPath(map: string[], start: [number, number]): boolean {
     }
   }
   return false;
-}
-
-/** Where a move from (r, c) lands, staying in place at the border. */
-export function lakeMove(size: number, [r, c]: readonly [number, number], action: number): [number, number] {
-  const [dr, dc] = FROZENLAKE_DELTAS[action]!;
-  return [Math.min(Math.max(r + dr, 0), size - 1), Math.min(Math.max(c + dc, 0), size - 1)];
-}
-
-/** The three directions a slippery move can take, with their probabilities. */
-export function slipOutcomes(action: number, successRate: number): { action: number; p: number }[] {
-  if (successRate >= 1) return [{ action, p: 1 }];
-  const side = (1 - successRate) / 2;
-  return [
-    { action: (action + 3) % 4, p: side },
-    { action, p: successRate },
-    { action: (action + 1) % 4, p: side },
-  ];
 }
 
 export class FrozenLakeEnv implements Env<FrozenLakeSnapshot> {
@@ -132,17 +108,8 @@ export class FrozenLakeEnv implements Env<FrozenLakeSnapshot> {
   }
 
   step(action: string): StepResult {
-    const index = FROZENLAKE_ACTIONS.findIndex((a) => a.toLowerCase() === action.trim().toLowerCase());
-    if (index < 0 || this._done) {
-      return {
-        observation: this.render(),
-        reward: 0,
-        done: this._done,
-        success: this.success,
-        actionValid: index >= 0,
-        actionEffective: false,
-      };
-    }
+    const index = actionIndex(FROZENLAKE_ACTIONS, action);
+    if (index < 0 || this._done) return unchangedStep(this.render(), this._done, this.success, index >= 0);
     const outcomes = slipOutcomes(index, this.config.successRate);
     let u = this.slipRng.float();
     let taken = outcomes[outcomes.length - 1]!.action;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { cellSchema, findSymbolBlock, inside, symbolRows, type ObservationParse } from '../observation.js';
-import type { FrozenLakeSnapshot } from '../types.js';
+import { cellSchema, findSymbolBlock, inside, symbolRows } from '../observation.js';
+import type { FrozenLakeSnapshot, ObservationParse } from '../types.js';
 
 /** Map letter under each printed symbol, and whether the player stands there (RAGEN's symbols; ✓ as in the paper). */
 const SYMBOLS: Record<string, { tile: 'F' | 'H' | 'G'; player?: true }> = {

@@ -1,5 +1,5 @@
 import type { FrozenLakeSnapshot } from '../types.js';
-import { FROZENLAKE_ACTIONS, lakeMove, slipOutcomes } from './env.js';
+import { FROZENLAKE_ACTIONS, lakeMove, slipOutcomes } from './moves.js';
 
 /** Shortest action sequence to the goal on deterministic ice (BFS), or null if none. */
 export function solveFrozenLake(s: FrozenLakeSnapshot): string[] | null {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Rng, deriveSeed } from '../rng.js';
+import { actionIndex, unchangedStep } from '../step.js';
 import type { Env, SokobanSnapshot, StepResult } from '../types.js';
 import { shapingScaleSchema } from '../shaping.js';
 import { SOKOBAN_ACTIONS } from './actions.js';
@@ -89,17 +90,8 @@ export class SokobanEnv implements Env<SokobanSnapshot> {
   }
 
   step(action: string): StepResult {
-    const index = SOKOBAN_ACTIONS.findIndex((a) => a.toLowerCase() === action.trim().toLowerCase());
-    if (index < 0 || this._done) {
-      return {
-        observation: this.render(),
-        reward: 0,
-        done: this._done,
-        success: this.success,
-        actionValid: index >= 0,
-        actionEffective: false,
-      };
-    }
+    const index = actionIndex(SOKOBAN_ACTIONS, action);
+    if (index < 0 || this._done) return unchangedStep(this.render(), this._done, this.success, index >= 0);
     const { cols } = this.config;
     const [dr, dc] = DELTAS[index]!;
     const player = this.state.indexOf(PLAYER);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { cellSchema, findSymbolBlock, inside, symbolRows, type ObservationParse } from '../observation.js';
-import type { SokobanSnapshot } from '../types.js';
+import { cellSchema, findSymbolBlock, inside, symbolRows } from '../observation.js';
+import type { ObservationParse, SokobanSnapshot } from '../types.js';
 
 type Fixed = '#' | '_' | 'O';
 interface Cell {

@@ -1,11 +1,15 @@
+import type { RunConfig } from '@starpo/contracts';
 import { groupBy, maskedWhiten, mean, std } from './stats.js';
+
+type NormalizationMethod = RunConfig['algorithm']['rewardNormalization']['method'];
 
 const EPS = 1e-6;
 
 /**
  * GRPO / Dr.GRPO group-relative advantage of each sample's score.
  * - Groups of one: VERL's convention, mean 0 and std 1, so A = score / (1 + ε) (not zeroed).
- * - All-equal groups give 0. The std is unbiased (population std would be wrong: fact sheet T1).
+ * - All-equal groups give 0. The std is unbiased, as in VERL: for [1, 0, 0, 1] that
+ *   gives ±0.866 where the population std would give ±1.
  * - `episodeIds`: when one trajectory spans several samples, each (group, episode) counts once
  *   in the statistics (the paper's per-trajectory statistic, not VA's cross-step default).
  */
@@ -31,23 +35,10 @@ export function grpoAdvantages(
   return out;
 }
 
-/** RLOO: s_i minus the mean of the others; a singleton keeps its score. */
-export function rlooAdvantages(scores: readonly number[], groups: readonly (string | number)[]): number[] {
-  const out = new Array<number>(scores.length).fill(0);
-  for (const idx of groupBy(groups).values()) {
-    const n = idx.length;
-    const m = mean(idx.map((i) => scores[i]!));
-    for (const i of idx) out[i] = n === 1 ? scores[i]! : (n / (n - 1)) * (scores[i]! - m);
-  }
-  return out;
-}
-
-export type NormalizationMethod = 'identity' | 'mean' | 'mean_std' | 'asym_clip';
-
 /**
  * RAGEN/ROLL reward normalisation of response-level scores per group. `mean`: x − μ (a singleton
- * becomes 0); `mean_std`: (x − μ)/(σ + 1e-6), all zeros when n = 1 or σ ≤ 1e-6; `asym_clip`: the
- * pre-refactor behaviour, mean_std clamped to [−1, 3].
+ * becomes 0); `mean_std`: (x − μ)/(σ + 1e-6), all zeros when n = 1 or σ ≤ 1e-6; `asym_clip`:
+ * mean_std clamped to [−1, 3].
  */
 export function normalizeScores(scores: readonly number[], groups: readonly (string | number)[], method: NormalizationMethod): number[] {
   if (method === 'identity') return [...scores];

@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
+import type { RunConfig } from '@starpo/contracts';
 
-export type LossAggMode = 'token-mean' | 'seq-mean-token-mean' | 'seq-mean-token-sum' | 'seq-mean-token-sum-norm';
+type LossAggMode = RunConfig['ppo']['lossAggMode'];
 
 /**
  * Aggregate a [batch, len] loss over its mask (VERL agg_loss). `token-mean`: ΣL·M/ΣM;
@@ -61,7 +62,7 @@ export function policyLossPerToken(
   return { loss, clipped, dualClipped, ratio };
 }
 
-export type KlType = 'k1' | 'k2' | 'k3';
+type KlType = RunConfig['ppo']['kl']['type'];
 
 /** KL estimators of the sampled token: k1 = logπ − logπ_ref; k2 = ½(·)²; k3 (low-variance) = e^d − d − 1 with d = ref − logπ, clamped. */
 export function klEstimate(logp: tf.Tensor, ref: tf.Tensor, type: KlType): tf.Tensor {

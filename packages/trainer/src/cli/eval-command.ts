@@ -5,8 +5,8 @@ import { applySetting, buildRunConfig, type RunConfig, type RunConfigOverrides }
 import { initBackend, type BackendChoice } from '../backend.js';
 import { startPool, WORKERS_HELP } from '../parallel/start.js';
 import { evaluateSamples } from '../train/evaluate.js';
-import { rolloutSettings } from '../train/loop.js';
-import { baseWeightsChecksum, loadBaseModel, shippedBaseDir } from '../train/models.js';
+import { rolloutSettings } from '../rollout/settings.js';
+import { baseWeightsChecksum, loadBaseModel, shippedBaseDir } from '../bases/load.js';
 import { PhaseProgress } from './progress.js';
 
 const pct = (x: number | undefined) => `${(100 * (x ?? 0)).toFixed(1)}%`;

@@ -6,7 +6,7 @@ import { initBackend, type BackendChoice } from '../backend.js';
 import { startPool, WORKERS_HELP } from '../parallel/start.js';
 import { FileSink, latestCheckpoint } from '../train/file-sink.js';
 import { train } from '../train/loop.js';
-import { loadBaseModel } from '../train/models.js';
+import { loadBaseModel } from '../bases/load.js';
 import { PhaseProgress } from './progress.js';
 
 const fmt = (v: number | undefined) => (v === undefined ? '–' : Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(3));

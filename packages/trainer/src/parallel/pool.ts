@@ -12,35 +12,9 @@ import { throwIfStopped } from '../util/stop.js';
 import type { TextTokenizer } from '../tokenizer/types.js';
 import { indexed, placeRows } from '../train/batch.js';
 import { addGradient } from '../train/optimizer.js';
-import type { ActorLossSettings, ActorPartials, TrainRow } from '../train/update.js';
+import type { ActorLossSettings, ActorPartials, TrainRow } from '../train/actor-rows.js';
+import { shareByCost, splitEvenly } from './shares.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
-
-/** Attention makes a row's cost grow with the square of its length; the constant weighs the per-token work. */
-const rowCost = (r: { ids: number[] }) => r.ids.length * (r.ids.length + 1024);
-
-/** Deal items into `n` shares of about equal cost (largest first, each to the lightest share). */
-export function shareByCost<T extends { ids: number[] }>(items: T[], n: number): T[][] {
-  const shares: T[][] = Array.from({ length: n }, () => []);
-  const load = new Array<number>(n).fill(0);
-  for (const it of [...items].sort((a, b) => rowCost(b) - rowCost(a))) {
-    const k = load.indexOf(Math.min(...load));
-    shares[k]!.push(it);
-    load[k]! += rowCost(it);
-  }
-  return shares;
-}
-
-/** Split a list into `n` contiguous parts whose lengths differ by at most one. */
-export function splitEvenly<T>(items: T[], n: number): T[][] {
-  const out: T[][] = [];
-  let at = 0;
-  for (let k = 0; k < n; k++) {
-    const len = Math.floor(items.length / n) + (k < items.length % n ? 1 : 0);
-    out.push(items.slice(at, at + len));
-    at += len;
-  }
-  return out;
-}
 
 /** The worker script: built JavaScript beside this module, or the build output when running from the TypeScript sources (tests). */
 function workerScript(): string {

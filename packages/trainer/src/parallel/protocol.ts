@@ -2,7 +2,7 @@ import type { BackendName } from '../backend.js';
 import type { Qwen2Config } from '../model/config.js';
 import type { SamplingSettings } from '../rollout/responder.js';
 import type { RolloutRequest } from '../rollout/rollout.js';
-import type { ActorLossSettings } from '../train/update.js';
+import type { ActorLossSettings } from '../train/actor-rows.js';
 
 /** What a compute worker starts from: the policy's architecture, tokenizer and weights. */
 export interface WorkerInit {

@@ -7,7 +7,8 @@ import { PolicyResponder } from '../rollout/responder.js';
 import { rollout } from '../rollout/rollout.js';
 import { tokenizerFromFiles } from '../tokenizer/load.js';
 import { scoreSamples, type Sample } from '../train/batch.js';
-import { accumulateActorGradients, type TrainRow } from '../train/update.js';
+import type { TrainRow } from '../train/actor-rows.js';
+import { accumulateActorGradients } from '../train/update.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
 
 /** A compute worker of a ComputePool: one copy of the policy, requests served one at a time in order. */

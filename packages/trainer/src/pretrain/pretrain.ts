@@ -7,7 +7,7 @@ import { saveModelDir } from '../model/storage.js';
 import { PolicyResponder } from '../rollout/responder.js';
 import { rollout, type RolloutSettings } from '../rollout/rollout.js';
 import type { Trajectory } from '../rollout/types.js';
-import { rolloutSettings } from '../train/loop.js';
+import { rolloutSettings } from '../rollout/settings.js';
 import { CompactTokenizer, buildCompactVocab } from '../tokenizer/compact-tokenizer.js';
 import { vocabularyCorpus } from './corpus.js';
 import { supervisedTrain, type SftProgress } from './sft.js';

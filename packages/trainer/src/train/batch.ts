@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
+import { NOT_EXECUTED } from '../algo/estimators.js';
 import type { Qwen2Model } from '../model/qwen2.js';
 import { packSequences, tokenLogProbs } from '../policy/score.js';
 import type { Trajectory } from '../rollout/types.js';
@@ -54,8 +55,7 @@ export function turnOfPosition(traj: Trajectory): number[] {
   return out;
 }
 
-/** actionSlots' mark for an action word that names another action than the one executed in its slot. */
-export const NOT_EXECUTED = -2;
+export { NOT_EXECUTED };
 
 /**
  * Mark the action words of each reply: the k-th action name of the think text (the plan) and the

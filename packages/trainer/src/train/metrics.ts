@@ -1,5 +1,7 @@
+import type { FilterResult } from '../algo/filter.js';
 import { mean, std } from '../algo/stats.js';
 import type { Trajectory } from '../rollout/types.js';
+import type { Sample } from './batch.js';
 
 const safeMean = (xs: number[]) => (xs.length ? mean(xs) : 0);
 
@@ -55,4 +57,59 @@ export function groupRewards(trajs: Trajectory[]): number[][] {
 export function summarize(prefix: string, xs: number[]): Record<string, number> {
   if (!xs.length) return {};
   return { [`${prefix}/mean`]: mean(xs), [`${prefix}/max`]: Math.max(...xs), [`${prefix}/min`]: Math.min(...xs) };
+}
+
+/** The StarPO-S filter's view of the batch: in-group reward spread before and after selection (RAGEN rollout/*). */
+export function filterMetrics(filt: FilterResult): Record<string, number> {
+  const chosen = (per: number[]) => (filt.kept.length ? mean(filt.kept.map((g) => per[g]!)) : 0);
+  return {
+    'rollout/in_group_reward_std': mean(filt.groupStd),
+    'rollout/in_group_reward_std_max': Math.max(...filt.groupStd),
+    'rollout/in_group_reward_mean': mean(filt.groupMean),
+    'rollout/chosen_in_group_reward_std': chosen(filt.groupStd),
+    'rollout/chosen_in_group_reward_mean': chosen(filt.groupMean),
+    'rollout/filter_kept_ratio': filt.keptRatio,
+    'rollout/filter_zero_std_groups': filt.zeroStdGroups,
+    'rollout/empty_after_filter': filt.kept.length === 0 ? 1 : 0,
+  };
+}
+
+/** A per-token field of every sample, over its trained (masked) positions only. */
+const masked = (samples: Sample[], field: (s: Sample) => readonly number[]) => samples.flatMap((s) => field(s).filter((_, t) => s.mask[t]));
+
+/**
+ * Advantages, returns and entropy over the trained tokens; with a critic also its values and the share
+ * of the returns' variance they explain (1 − Var(R − V) / Var(R), 0 when the returns are constant).
+ */
+export function advantageMetrics(samples: Sample[], withValues: boolean): Record<string, number> {
+  const returns = masked(samples, (s) => s.returns);
+  const out: Record<string, number> = {
+    ...summarize(
+      'critic/advantages',
+      masked(samples, (s) => s.advantages),
+    ),
+    ...summarize('critic/returns', returns),
+    'actor/entropy': mean(masked(samples, (s) => s.entropy)),
+  };
+  if (withValues) {
+    const vals = masked(samples, (s) => s.values!);
+    const resid = returns.map((r, i) => r - vals[i]!);
+    const varR = mean(returns.map((r) => (r - mean(returns)) ** 2));
+    out['critic/vf_explained_var'] = varR > 0 ? 1 - mean(resid.map((x) => (x - mean(resid)) ** 2)) / varR : 0;
+    Object.assign(out, summarize('critic/values', vals));
+  }
+  return out;
+}
+
+/** Per-mini-batch update statistics of a step: skipped optimizer steps are counted, the rest averaged. */
+export function updateMetrics(stats: Record<string, number[]>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(stats).map(([k, v]) => [k, k.endsWith('skipped_steps') ? v.reduce((a, b) => a + b, 0) : mean(v)]),
+  );
+}
+
+/** Tokens of the step's trajectories (prompts and replies) and their rate over the step's time. */
+export function throughputMetrics(trajs: Trajectory[], stepSecs: number): Record<string, number> {
+  const tokens = trajs.reduce((a, t) => a + t.ids.length, 0);
+  return { 'perf/total_num_tokens': tokens, 'perf/tokens_per_s': tokens / stepSecs };
 }

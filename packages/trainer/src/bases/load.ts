@@ -37,7 +37,7 @@ export function loadBaseModel(base: string, seed: number, resolveName?: (name: s
   return { model: loadHfModel(dir), tokenizer: HfTokenizer.fromDir(dir), meta: { kind: 'huggingface', dir } };
 }
 
-/** Where the shipped bases live: STARPO_BASES_DIR, else the repository's models/bases (this file is <repo>/packages/trainer/{src,dist}/train/). */
+/** Where the shipped bases live: STARPO_BASES_DIR, else the repository's models/bases (this file is <repo>/packages/trainer/{src,dist}/bases/). */
 export function shippedBasesDir(): string {
   return process.env.STARPO_BASES_DIR ?? fileURLToPath(new URL('../../../../models/bases/', import.meta.url));
 }
