@@ -43,20 +43,20 @@ export const REWARD_SETS = {
 };
 
 const OPTIONS = {
-  bases: { type: 'string', default: process.env.BASES ?? '3' },
-  seeds: { type: 'string', default: process.env.SEEDS ?? '2' },
-  steps: { type: 'string', default: process.env.STEPS ?? '80' },
-  dialogues: { type: 'string', default: process.env.DIALOGUES ?? '1200' },
-  epochs: { type: 'string', default: process.env.EPOCHS ?? '2' },
-  episodes: { type: 'string', default: process.env.EPISODES ?? '256' },
-  reward: { type: 'string', default: process.env.REWARD ?? 'shaped' },
-  size: { type: 'string', default: process.env.SIZE ?? 'tiny' },
-  'pretrain-val': { type: 'string', default: process.env.PRETRAIN_VAL ?? '64' },
-  workers: { type: 'string', default: process.env.WORKERS ?? 'auto' },
-  backend: { type: 'string', default: process.env.BACKEND ?? 'auto' },
-  'bases-dir': { type: 'string', default: process.env.BASES_DIR ?? '.data/bases/matrix' },
-  out: { type: 'string', default: process.env.OUT },
-  set: { type: 'string', multiple: true, default: process.env.SET ? process.env.SET.split(/\s+/).filter(Boolean) : [] },
+  bases: { type: 'string', default: process.env.BASES || '3' },
+  seeds: { type: 'string', default: process.env.SEEDS || '2' },
+  steps: { type: 'string', default: process.env.STEPS || '80' },
+  dialogues: { type: 'string', default: process.env.DIALOGUES || '1200' },
+  epochs: { type: 'string', default: process.env.EPOCHS || '2' },
+  episodes: { type: 'string', default: process.env.EPISODES || '256' },
+  reward: { type: 'string', default: process.env.REWARD || 'shaped' },
+  size: { type: 'string', default: process.env.SIZE || 'tiny' },
+  'pretrain-val': { type: 'string', default: process.env.PRETRAIN_VAL || '64' },
+  workers: { type: 'string', default: process.env.WORKERS || 'auto' },
+  backend: { type: 'string', default: process.env.BACKEND || 'auto' },
+  'bases-dir': { type: 'string', default: process.env.BASES_DIR || '.data/bases/matrix' },
+  out: { type: 'string', default: process.env.OUT || undefined },
+  set: { type: 'string', multiple: true, default: process.env.SET ? [process.env.SET] : [] },
   'dry-run': { type: 'boolean', default: false },
   help: { type: 'boolean', default: false },
 };
@@ -70,7 +70,7 @@ const HELP = `npm run bench:learn-matrix -- [options]   (each option also reads 
   --reward R        shaped (quick-cpu) | sparse (rewardShaping none + StarPO-S, GRPO)
   --size S          model size: nano | tiny | small (tiny)       --pretrain-val N (64)
   --workers N       compute threads per process (auto)           --backend B (auto)
-  --set K=V ...     more training overrides (SET="a=1 b=2")
+  --set "K=V ..."   more training overrides, space-separated (SET="a=1 b=2")
   --bases-dir DIR   where the bases go (.data/bases/matrix)      --out DIR (.data/learn-matrix/<reward>)
   --dry-run         print the plan and commands, run nothing`;
 
@@ -84,7 +84,8 @@ export function parseOptions(argv) {
   };
   if (!(values.reward in REWARD_SETS)) throw new Error(`--reward must be ${Object.keys(REWARD_SETS).join(' or ')}, not "${values.reward}"`);
   if (!['nano', 'tiny', 'small'].includes(values.size)) throw new Error(`--size must be nano, tiny or small, not "${values.size}"`);
-  for (const s of values.set) if (!/^[\w.]+=/.test(s)) throw new Error(`--set takes path=value, not "${s}"`);
+  const set = values.set.flatMap((s) => s.split(/\s+/)).filter(Boolean);
+  for (const s of set) if (!/^[\w.]+=/.test(s)) throw new Error(`--set takes path=value, not "${s}"`);
   const o = {
     bases: int('bases', 1),
     seeds: int('seeds', 1),
@@ -99,7 +100,7 @@ export function parseOptions(argv) {
     backend: values.backend,
     basesDir: path.resolve(root, values['bases-dir']),
     out: path.resolve(root, values.out ?? path.join('.data', 'learn-matrix', values.reward)),
-    set: values.set,
+    set,
     dryRun: values['dry-run'],
     help: values.help,
   };
@@ -117,12 +118,13 @@ const minutes = (s) => `${(s / 60).toFixed(1)} min`;
 /** The table, median and worst gain as markdown; `runs` are the finished runs' records. */
 export function summarize(o, runs) {
   const gains = runs.map((r) => r.gainPoints);
+  const p = runs.reduce((a, r) => a + r.before, 0) / Math.max(1, runs.length);
   const summary = { runs: runs.length, medianGain: median(gains), worstGain: Math.min(...gains), bestGain: Math.max(...gains) };
   const lines = [
     `# Learning matrix: quick-cpu, ${o.reward} reward`,
     '',
-    `${o.bases} bases (pretrain seeds 0–${o.bases - 1}, ${o.dialogues} dialogues × ${o.epochs} epochs, ${o.size}) × ` +
-      `${o.seeds} training seeds × ${o.steps} steps; before/after on ${o.episodes} validation seeds (T 0.5).` +
+    `Bases: ${o.bases} (pretrain seeds 0–${o.bases - 1}, ${o.dialogues} dialogues, ${o.epochs} epochs, ${o.size}); training seeds per base: ${o.seeds}; ` +
+      `budget: ${o.steps} optimizer steps; before and after on ${o.episodes} validation seeds (T 0.5).` +
       (o.set.length || REWARD_SETS[o.reward].length ? ` Overrides: \`${[...REWARD_SETS[o.reward], ...o.set].join(' ')}\`.` : ''),
     '',
     '| base seed | train seed | before | after | gain (points) | steps | train wall time | s/step |',
@@ -134,7 +136,7 @@ export function summarize(o, runs) {
     '',
     runs.length
       ? `**Median gain ${signed(summary.medianGain)} points, worst ${signed(summary.worstGain)}, best ${signed(summary.bestGain)}** over ${runs.length} runs` +
-        ` (± ${pts(Math.sqrt(0.25 / o.episodes) * Math.SQRT2)} points is about one standard error of a gain at ${o.episodes} seeds).`
+        ` (one evaluation on ${o.episodes} seeds has a standard error of ± ${pts(Math.sqrt((p * (1 - p)) / o.episodes))} points at the bases' ${pts(p)}%).`
       : 'No run finished yet.',
     '',
   ];
@@ -230,7 +232,7 @@ async function runOne(o, baseSeed, trainSeed, baseDir, before) {
   let trainSeconds = existsSync(secondsFile) ? Number(readFileSync(secondsFile, 'utf8')) : 0;
   if (!FINISHED.includes(statusOf())) {
     const t0 = Date.now();
-    mkdirSync(dir, { recursive: true });
+    if (!o.dryRun) mkdirSync(dir, { recursive: true });
     const ckpt = lastCheckpoint(trainDir);
     if (ckpt && statusOf() !== 'failed') {
       await sh(process.execPath, [STARPO, 'train', '--resume', trainDir, '--workers', o.workers], o.dryRun);
@@ -284,7 +286,7 @@ async function main() {
   const o = parseOptions(process.argv.slice(2));
   if (o.help) return console.log(HELP);
   if (!o.dryRun && !existsSync(STARPO)) throw new Error(`${path.relative(root, STARPO)} missing: npm run build -w @starpo/trainer`);
-  mkdirSync(o.out, { recursive: true });
+  if (!o.dryRun) mkdirSync(o.out, { recursive: true });
   const total = o.bases * o.seeds;
   console.log(
     `learning matrix: ${o.bases} bases × ${o.seeds} seeds × ${o.steps} steps, ${o.reward} reward → ${path.relative(root, o.out)}`,
@@ -296,7 +298,7 @@ async function main() {
     console.log(`\n== base ${b + 1}/${o.bases} (pretrain seed ${b}) ==`);
     const baseDir = await ensureBase(o, b);
     // the bases' evaluations are shared by every reward's matrix
-    mkdirSync(path.join(o.basesDir, 'evals'), { recursive: true });
+    if (!o.dryRun) mkdirSync(path.join(o.basesDir, 'evals'), { recursive: true });
     const before = await evaluate(o, baseDir, path.join(o.basesDir, 'evals', `${path.basename(baseDir)}.ep${o.episodes}.json`));
     if (!o.dryRun) console.log(`base ${b}: ${pts(before)}% on ${o.episodes} validation seeds`);
     for (let t = 0; t < o.seeds; t++) {
