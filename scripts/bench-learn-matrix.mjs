@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, w
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { streamSignals } from './learning-streams.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const STARPO = path.join(root, 'packages', 'trainer', 'dist', 'cli', 'main.js');
@@ -113,6 +114,7 @@ const median = (xs) => {
 };
 const pts = (x) => (100 * x).toFixed(1);
 const signed = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
+const early = (x) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${x.toFixed(3)}` : '–');
 const minutes = (s) => `${(s / 60).toFixed(1)} min`;
 
 /** The table, median and worst gain as markdown; `runs` are the finished runs' records. */
@@ -127,11 +129,11 @@ export function summarize(o, runs) {
       `budget: ${o.steps} optimizer steps; before and after on ${o.episodes} validation seeds (T 0.5).` +
       (o.set.length || REWARD_SETS[o.reward].length ? ` Overrides: \`${[...REWARD_SETS[o.reward], ...o.set].join(' ')}\`.` : ''),
     '',
-    '| base seed | train seed | before | after | gain (points) | steps | train wall time | s/step |',
-    '|---|---|---|---|---|---|---|---|',
+    '| base seed | train seed | before | after | gain (points) | steps | train wall time | s/step | Δ entropy, steps 1–10 | Δ think/answer mismatch, steps 1–10 |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...runs.map(
       (r) =>
-        `| ${r.baseSeed} | ${r.trainSeed} | ${pts(r.before)}% | ${pts(r.after)}% | ${signed(r.gainPoints)} | ${r.steps} | ${minutes(r.trainSeconds)} | ${(r.trainSeconds / Math.max(1, r.steps)).toFixed(0)} |`,
+        `| ${r.baseSeed} | ${r.trainSeed} | ${pts(r.before)}% | ${pts(r.after)}% | ${signed(r.gainPoints)} | ${r.steps} | ${minutes(r.trainSeconds)} | ${(r.trainSeconds / Math.max(1, r.steps)).toFixed(0)} | ${early(r.early?.['Δ entropy'])} | ${early(r.early?.['Δ think/answer mismatch'])} |`,
     ),
     '',
     runs.length
@@ -159,6 +161,11 @@ function sh(cmd, args, dryRun) {
 /** Run statuses after which the final checkpoint is the run's result. */
 const FINISHED = ['succeeded', 'stopped_early'];
 const readJson = (f) => JSON.parse(readFileSync(f, 'utf8'));
+const readJsonl = (f) =>
+  readFileSync(f, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 const lastCheckpoint = (dir) => {
   const d = path.join(dir, 'checkpoints');
   const steps = existsSync(d)
@@ -273,6 +280,8 @@ async function runOne(o, baseSeed, trainSeed, baseDir, before) {
     episodes: o.episodes,
     reward: o.reward,
     overrides: [...REWARD_SETS[o.reward], ...o.set],
+    // the early signals that went with the gain in the committed runs (docs/results/2026-12-02-learning-streams.md)
+    early: streamSignals(readJsonl(path.join(trainDir, 'metrics.jsonl')), 1, 10).signals,
   };
   writeFileSync(resultFile, JSON.stringify(record, null, 2));
   // the per-step metrics stay; trajectories and intermediate checkpoints are large
