@@ -115,3 +115,17 @@ describe('bench:learn-matrix', () => {
     expect(existsSync(path.join(dir, 'dry-bases'))).toBe(false);
   }, 60_000);
 });
+
+describe('scripts/learning-streams.mjs', () => {
+  it('reproduces the committed runs’ early signals and their correlation with the gain (docs/results/2026-12-02-learning-streams.md)', () => {
+    const r = spawnSync(process.execPath, [path.join(path.dirname(script), 'learning-streams.mjs')], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/\| S11-N \| 71 \| 3\.1% \| 48\.0% \| 4\.7 \| 11\.7 \|/);
+    expect(r.stdout).toMatch(/\| Δ think\/answer mismatch \| -0\.38 \(n 11\) \| -0\.83 \(n 8\) \|/);
+    const bad = spawnSync(process.execPath, [path.join(path.dirname(script), 'learning-streams.mjs'), 'x=/nonexistent/metrics.jsonl'], {
+      encoding: 'utf8',
+    });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/no metrics file \/nonexistent\/metrics\.jsonl/);
+  }, 60_000);
+});
