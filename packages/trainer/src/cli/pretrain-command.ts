@@ -29,6 +29,7 @@ export function registerPretrainCommand(program: Command, out: (line: string) =>
         throw new Error('--obs is for --env sokoban: grid or grid_coord');
       if (!(STARPO_TINY_SIZES as readonly string[]).includes(o.config!))
         throw new Error(`--config must be one of ${STARPO_TINY_SIZES.join(', ')}`);
+      if (!/^\d+$/.test(o.seed!)) throw new Error(`--seed must be a non-negative integer, not "${o.seed}"`);
       await initBackend(o.backend as BackendChoice, out);
       const progress = new PhaseProgress();
       const result = await pretrain(

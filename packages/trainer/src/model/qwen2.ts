@@ -63,6 +63,13 @@ function embed(table: tf.Tensor2D, ids: tf.Tensor2D): tf.Tensor3D {
 }
 
 /**
+ * Seed of a model's index-th random weight: never 0, which tfjs reads as "no seed" (Math.random), and
+ * far apart for different model seeds, which seed + index is not (adjacent seeds would share shifted
+ * copies of the same weights). Distinct for seeds ≥ 0 and fewer than 1,000 weights.
+ */
+export const weightSeed = (seed: number, index: number): number => seed * 1000 + index + 1;
+
+/**
  * The Qwen2 decoder (embeddings, RMSNorm, RoPE, grouped-query attention with q/k/v biases,
  * SwiGLU MLP, tied or untied head) in plain tfjs ops, so every backend runs it. Weights are
  * tf.Variables named as in Hugging Face checkpoints. With `valueHead` it is a critic.
@@ -112,13 +119,14 @@ export class Qwen2Model {
   /** Random initialisation as transformers does it: normal(0, initializer_range) matrices, zero biases, unit norms. */
   static init(config: Qwen2Config, opts: { valueHead?: boolean; seed?: number } = {}): Qwen2Model {
     const m = new Qwen2Model(config, opts);
-    let seed = opts.seed ?? 0;
+    let index = 0;
     for (const [name, shape] of Qwen2Model.weightShapes(config, opts.valueHead)) {
+      const std = name === 'score.weight' ? 0.002 : (config.initializer_range ?? 0.02);
       const init = name.endsWith('norm.weight')
         ? tf.ones(shape)
         : name.endsWith('.bias')
           ? tf.zeros(shape)
-          : tf.randomNormal(shape, 0, name === 'score.weight' ? 0.002 : (config.initializer_range ?? 0.02), 'float32', seed++);
+          : tf.randomNormal(shape, 0, std, 'float32', weightSeed(opts.seed ?? 0, index++));
       m.weights.set(name, tf.variable(init, true, `${name}#${Math.random().toString(36).slice(2)}`));
       init.dispose();
     }
@@ -135,7 +143,7 @@ export class Qwen2Model {
         if (t.shape.join() !== shape.join()) throw new Error(`weight ${name} has shape [${t.shape}], expected [${shape}]`);
         value = tf.tensor(t.data as Float32Array, shape, 'float32');
       } else if (name.startsWith('score.')) {
-        value = name.endsWith('bias') ? tf.zeros(shape) : tf.randomNormal(shape, 0, 0.002, 'float32', opts.seed ?? 0);
+        value = name.endsWith('bias') ? tf.zeros(shape) : tf.randomNormal(shape, 0, 0.002, 'float32', weightSeed(opts.seed ?? 0, 999));
       } else {
         throw new Error(`checkpoint is missing weight ${name}`);
       }
