@@ -134,7 +134,7 @@ export function RunCharts({ runs, live = true, only }: { runs: { id: string; lab
         </label>
         <label>
           layout
-          <select value={columns} onChange={(e) => update({ columns: Number(e.target.value) as 0 | 1 | 2 | 3 })}>
+          <select aria-label="layout" value={columns} onChange={(e) => update({ columns: Number(e.target.value) as 0 | 1 | 2 | 3 })}>
             <option value={0}>fit</option>
             <option value={1}>1 column</option>
             <option value={2}>2 columns</option>
