@@ -165,7 +165,8 @@ const beforeTree = process.env.BEFORE ? path.resolve(process.env.BEFORE) : proce
 const arms = [...(beforeTree ? [['before', beforeTree]] : []), ['now', root]];
 const results = [];
 for (const [label, tree] of arms) {
-  console.log(`${label}: ${tree}`);
+  // a shared machine: the load says how far the times are from an idle one's
+  console.log(`${label}: ${tree} (load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores)`);
   results.push(await measure(tree));
 }
 console.log(
