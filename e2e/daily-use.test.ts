@@ -349,6 +349,75 @@ describe.skipIf(!exe)('team settings, roles and run metadata in a real browser',
     await owner.screenshot({ path: path.join(SHOTS, 'compare.png'), fullPage: true });
   });
 
+  it('charts: a series hidden from the legend and the layout stay after a reload, per user and in the URL', async () => {
+    await owner.goto(`${sys.webUrl}/runs/${runId}`);
+    const success = owner.locator('[data-testid=chart][data-title="Success"]');
+    await success.waitFor();
+    const row = (label: string) => success.locator('.u-legend tr.u-series:not(.raw-series)', { hasText: label });
+    const hiddenNow = async () => ({
+      val: await row('val/success').evaluate((r) => r.classList.contains('u-off')),
+      train: await row('train/success').evaluate((r) => r.classList.contains('u-off')),
+    });
+    const columns = () =>
+      owner.getByTestId('charts').evaluate((el) => getComputedStyle(el).gridTemplateColumns.split(' ').filter(Boolean).length);
+    await row('val/success').locator('th').click();
+    await poll(hiddenNow).toEqual({ val: true, train: false });
+    await owner.getByLabel('layout').selectOption('2');
+    await poll(columns).toBe(2);
+    await poll(() => decodeURIComponent(owner.url())).toContain('hide=val/success');
+    expect(owner.url()).toContain('columns=2');
+
+    await owner.reload(); // the URL
+    await success.waitFor();
+    await poll(hiddenNow).toEqual({ val: true, train: false });
+    await poll(columns).toBe(2);
+    await owner.goto(`${sys.webUrl}/runs/${runId}`); // no settings in the URL: the user's saved ones
+    await success.waitFor();
+    await poll(hiddenNow).toEqual({ val: true, train: false });
+    await poll(columns).toBe(2);
+    // a shared link's settings win over the saved ones
+    await owner.goto(`${sys.webUrl}/runs/${runId}?smoothing=0.6&x=step&log=0&hide=train%2Fsuccess&columns=3`);
+    await success.waitFor();
+    await poll(hiddenNow).toEqual({ val: false, train: true });
+    await poll(columns).toBe(3);
+
+    await owner.getByTestId('show-all-series').click();
+    await poll(hiddenNow).toEqual({ val: false, train: false });
+    await owner.getByLabel('layout').selectOption('0');
+    await poll(() => owner.url()).not.toContain('columns=');
+    expect(owner.url()).not.toContain('hide=');
+  });
+
+  it('the group view draws each group as a small multiple, several to a row', async () => {
+    const trajectories = Array.from({ length: 8 }, (_, group) =>
+      Array.from({ length: 4 }, (_, indexInGroup) => ({
+        step: 2,
+        group,
+        indexInGroup,
+        seed: 100 + group,
+        success: indexInGroup === 0,
+        turns: [
+          { observation: 'a board', rawReply: '<answer>Up</answer>', answer: 'Up', actions: ['Up'], reward: indexInGroup === 0 ? 1 : 0 },
+        ],
+      })),
+    ).flat();
+    expect((await api(owner, 'POST', `/api/runs/${runId}/ingest/trajectories`, { trajectories })).status).toBeLessThan(300);
+    await owner.goto(`${sys.webUrl}/runs/${runId}`);
+    await owner.getByRole('tab', { name: 'trajectories' }).click();
+    await owner.getByRole('button', { name: 'Groups' }).click();
+    const panels = owner.getByTestId('groups').locator('.group');
+    await poll(() => panels.count()).toBeGreaterThanOrEqual(8);
+    // each group's start drawn small from its seed: tiles, no legend
+    await poll(() => owner.getByTestId('groups').locator('.board-wrap.compact').count()).toBeGreaterThanOrEqual(8);
+    const boxes = await panels.evaluateAll((els) =>
+      els.map((e) => e.getBoundingClientRect()).map((r) => ({ top: Math.round(r.top), w: r.width })),
+    );
+    const perRow = boxes.filter((b) => b.top === boxes[0]!.top).length;
+    expect(perRow).toBeGreaterThanOrEqual(4); // 1280 px wide: a grid, not one full-width panel a group
+    expect(Math.max(...boxes.map((b) => b.w))).toBeLessThan(320);
+    await owner.getByTestId('groups').screenshot({ path: path.join(SHOTS, 'groups.png') });
+  });
+
   it('runs list: sorts by a metric, shows chosen columns, groups by environment, and keeps the view in the URL', async () => {
     await owner.goto(`${sys.webUrl}/?sort=-m:train/success&cols=owner,m:train/success&group=environment`);
     await poll(() => owner.getByTestId('run-group').count());

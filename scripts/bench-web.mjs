@@ -2,8 +2,12 @@
 // bench:web — time to the first full render of a page with 20 charts × 5 runs × 10,000 points.
 // Starts the whole system (scripts/start.mjs on a temporary embedded Postgres), feeds 5 external
 // runs through the batch ingestion endpoint, then opens the compare page in Debian's chromium.
-import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+//
+// Before/after in one run: BEFORE=<checkout with its own build> measures that tree first, or
+// BEFORE_REF=<git ref> exports the ref to a temporary directory and builds it there (minutes);
+// the two arms are then printed side by side with their ratio.
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -12,128 +16,176 @@ import { chromium } from 'playwright-core';
 const RUNS = 5;
 const CHARTS = 20;
 const POINTS = Number(process.env.BENCH_POINTS ?? 10_000);
+const TARGET_MS = 1500;
 const exe = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
 if (!exe) {
   console.error('bench:web needs Chromium (apt-get install chromium, or CHROMIUM_PATH)');
   process.exit(2);
 }
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'starpo-bench-web-'));
-chmodSync(tmp, 0o755);
-const env = {
-  ...process.env,
-  INGEST_RATE_LIMIT: '100000',
-  STARPO_DATA_DIR: path.join(tmp, 'pg'),
-  STARPO_PG_PORT: '0',
-  API_PORT: '0',
-  WEB_PORT: '0',
-  STARPO_QUIET: '1',
-};
-delete env.DATABASE_URL;
-const sys = spawn(process.execPath, ['scripts/start.mjs'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-let out = '';
-sys.stdout.on('data', (d) => (out += d));
-sys.stderr.on('data', (d) => (out += d));
-const stop = async () => {
-  sys.kill('SIGINT');
-  await new Promise((r) => sys.once('exit', r));
-  rmSync(tmp, { recursive: true, force: true });
-};
-try {
-  const t0 = Date.now();
-  while (!/\[starpo\] Dashboard\s+(\S+)/.test(out)) {
-    if (sys.exitCode !== null || Date.now() - t0 > 120_000) throw new Error(`start failed:\n${out}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  const api = /\[starpo\] API\s+(\S+)/.exec(out)[1];
-  const web = /\[starpo\] Dashboard\s+(\S+)/.exec(out)[1];
-  const signup = await fetch(`${api}/api/auth/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'bench@lab.test', password: 'correct horse', name: 'Bench' }),
-  });
-  const session = signup.headers.get('set-cookie').split(';')[0];
-  const call = async (p, body) => {
-    const r = await fetch(api + p, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', cookie: session },
-      body: JSON.stringify(body),
-    });
-    if (!r.ok) throw new Error(`${p}: ${r.status} ${await r.text()}`);
-    return r.json();
-  };
-  const ids = [];
-  const tIngest = performance.now();
-  for (let r = 0; r < RUNS; r++) {
-    const run = await call('/api/runs', { name: `bench-${r}`, external: true, config: { env: { name: 'sokoban' } } });
-    ids.push(run.id);
-    const batches = [];
-    for (let k = 0; k < CHARTS; k++)
-      for (let s = 0; s < POINTS; s += 1000)
-        batches.push(
-          Array.from({ length: Math.min(1000, POINTS - s) }, (_, i) => ({
-            key: `bench/metric_${String(k).padStart(2, '0')}`,
-            step: s + i,
-            value: Math.sin((s + i) / 300 + r + k) + Math.random() * 0.2,
-          })),
-        );
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        while (next < batches.length) await call(`/api/runs/${run.id}/ingest/metrics`, { points: batches[next++] });
-      }),
-    );
-  }
-  console.log(
-    `ingested ${RUNS} runs × ${CHARTS} metrics × ${POINTS.toLocaleString('en-US')} points in ${((performance.now() - tIngest) / 1000).toFixed(1)} s`,
-  );
 
-  const apiTimes = [];
-  for (let i = 0; i < 3; i++) {
-    const t = performance.now();
-    const r = await fetch(`${api}/api/metrics?runs=${ids.join(',')}&maxPoints=600`, { headers: { cookie: session } });
-    await r.json();
-    apiTimes.push(performance.now() - t);
-  }
-  console.log(`GET /api/metrics (${RUNS} runs, all keys, maxPoints 600): ${apiTimes.map((x) => x.toFixed(0)).join(', ')} ms`);
-
-  const browser = await chromium.launch({ executablePath: exe, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const [name, value] = session.split('=');
-  await context.addCookies([{ name, value, url: api }]);
-  const times = [];
-  for (let i = 0; i < 4; i++) {
-    const page = await context.newPage();
-    const t = performance.now();
-    await page.goto(`${web}/compare?runs=${ids.join(',')}`);
-    await page
-      .waitForFunction(
-        (n) => {
-          const charts = [...document.querySelectorAll('[data-testid=chart]')];
-          return charts.length >= n && charts.every((c) => Number(c.getAttribute('data-points')) > 0 && c.querySelector('canvas'));
-        },
-        CHARTS,
-        { timeout: 60_000, polling: 16 },
-      )
-      .catch(async (e) => {
-        await page.screenshot({ path: path.join(tmp, '..', 'bench-web-failure.png') });
-        console.error(
-          `no full render; screenshot in ${path.join(tmp, '..', 'bench-web-failure.png')}; charts: ${await page.locator('[data-testid=chart]').count()}`,
-        );
-        throw e;
-      });
-    times.push(performance.now() - t);
-    await page.close();
-  }
-  await browser.close();
-  const [cold, ...warm] = times;
-  warm.sort((a, b) => a - b);
-  console.log(
-    `compare page, ${CHARTS} charts × ${RUNS} runs × ${POINTS.toLocaleString('en-US')} points (server-side downsampled to ≤ 600 a series):`,
-  );
-  console.log(
-    `  first full render: cold ${cold.toFixed(0)} ms, warm median ${warm[Math.floor(warm.length / 2)].toFixed(0)} ms (of ${warm.length})`,
-  );
-} finally {
-  await stop();
+/** A git ref exported next to this checkout's node_modules (hard links) and built: the "before" tree. */
+function buildRef(ref) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'starpo-bench-before-'));
+  console.log(`building ${ref} in ${dir} …`);
+  execFileSync('sh', ['-c', `git -C "${root}" archive "${ref}" | tar -x -C "${dir}"`], { stdio: 'inherit' });
+  // hard links (cp -al: a copy of 1.4 GB would take minutes); the workspace links in node_modules are
+  // relative, so they point into the exported tree
+  for (const nm of [
+    'node_modules',
+    ...['apps', 'packages'].flatMap((d) => readdirSync(path.join(root, d)).map((w) => `${d}/${w}/node_modules`)),
+  ])
+    if (existsSync(path.join(root, nm)) && existsSync(path.dirname(path.join(dir, nm))))
+      execFileSync('cp', ['-al', path.join(root, nm), path.join(dir, nm)]);
+  execFileSync('npx', ['turbo', 'run', 'build', '--output-logs=errors-only'], { cwd: dir, stdio: 'inherit' });
+  return dir;
 }
+
+/** One arm: the system of checkout `tree`, its ingestion, the metrics API and the compare page's render times. */
+async function measure(tree) {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'starpo-bench-web-'));
+  chmodSync(tmp, 0o755);
+  const env = {
+    ...process.env,
+    INGEST_RATE_LIMIT: '100000',
+    STARPO_DATA_DIR: path.join(tmp, 'pg'),
+    STARPO_PG_PORT: '0',
+    API_PORT: '0',
+    WEB_PORT: '0',
+    STARPO_QUIET: '1',
+  };
+  delete env.DATABASE_URL;
+  const sys = spawn(process.execPath, ['scripts/start.mjs'], { cwd: tree, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  sys.stdout.on('data', (d) => (out += d));
+  sys.stderr.on('data', (d) => (out += d));
+  try {
+    const t0 = Date.now();
+    while (!/\[starpo\] Dashboard\s+(\S+)/.test(out)) {
+      if (sys.exitCode !== null || Date.now() - t0 > 120_000) throw new Error(`start failed:\n${out}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const api = /\[starpo\] API\s+(\S+)/.exec(out)[1];
+    const web = /\[starpo\] Dashboard\s+(\S+)/.exec(out)[1];
+    const signup = await fetch(`${api}/api/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bench@lab.test', password: 'correct horse', name: 'Bench' }),
+    });
+    const session = signup.headers.get('set-cookie').split(';')[0];
+    const call = async (p, body) => {
+      const r = await fetch(api + p, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: session },
+        body: JSON.stringify(body),
+      });
+      if (!r.ok) throw new Error(`${p}: ${r.status} ${await r.text()}`);
+      return r.json();
+    };
+    const ids = [];
+    const tIngest = performance.now();
+    for (let r = 0; r < RUNS; r++) {
+      const run = await call('/api/runs', { name: `bench-${r}`, external: true, config: { env: { name: 'sokoban' } } });
+      ids.push(run.id);
+      const batches = [];
+      for (let k = 0; k < CHARTS; k++)
+        for (let s = 0; s < POINTS; s += 1000)
+          batches.push(
+            Array.from({ length: Math.min(1000, POINTS - s) }, (_, i) => ({
+              key: `bench/metric_${String(k).padStart(2, '0')}`,
+              step: s + i,
+              value: Math.sin((s + i) / 300 + r + k) + Math.random() * 0.2,
+            })),
+          );
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          while (next < batches.length) await call(`/api/runs/${run.id}/ingest/metrics`, { points: batches[next++] });
+        }),
+      );
+    }
+    const ingestS = (performance.now() - tIngest) / 1000;
+    console.log(`  ingested ${RUNS} runs × ${CHARTS} metrics × ${POINTS.toLocaleString('en-US')} points in ${ingestS.toFixed(1)} s`);
+
+    const apiTimes = [];
+    for (let i = 0; i < 3; i++) {
+      const t = performance.now();
+      const r = await fetch(`${api}/api/metrics?runs=${ids.join(',')}&maxPoints=600`, { headers: { cookie: session } });
+      await r.json();
+      apiTimes.push(performance.now() - t);
+    }
+    console.log(`  GET /api/metrics (${RUNS} runs, all keys, maxPoints 600): ${apiTimes.map((x) => x.toFixed(0)).join(', ')} ms`);
+
+    const browser = await chromium.launch({ executablePath: exe, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const [name, value] = session.split('=');
+    await context.addCookies([{ name, value, url: api }]);
+    const times = [];
+    for (let i = 0; i < 4; i++) {
+      const page = await context.newPage();
+      const t = performance.now();
+      await page.goto(`${web}/compare?runs=${ids.join(',')}`);
+      await page
+        .waitForFunction(
+          (n) => {
+            const charts = [...document.querySelectorAll('[data-testid=chart]')];
+            return charts.length >= n && charts.every((c) => Number(c.getAttribute('data-points')) > 0 && c.querySelector('canvas'));
+          },
+          CHARTS,
+          { timeout: 60_000, polling: 16 },
+        )
+        .catch(async (e) => {
+          const shot = path.join(os.tmpdir(), 'bench-web-failure.png');
+          await page.screenshot({ path: shot });
+          console.error(`no full render; screenshot in ${shot}; charts: ${await page.locator('[data-testid=chart]').count()}`);
+          throw e;
+        });
+      times.push(performance.now() - t);
+      await page.close();
+    }
+    await browser.close();
+    const [cold, ...warm] = times;
+    warm.sort((a, b) => a - b);
+    const result = { ingestS, apiMs: median(apiTimes), cold, warm: warm[Math.floor(warm.length / 2)] };
+    console.log(`  first full render: cold ${cold.toFixed(0)} ms, warm median ${result.warm.toFixed(0)} ms (of ${warm.length})`);
+    return result;
+  } finally {
+    sys.kill('SIGINT');
+    await new Promise((r) => (sys.exitCode !== null ? r() : sys.once('exit', r)));
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+const beforeTree = process.env.BEFORE ? path.resolve(process.env.BEFORE) : process.env.BEFORE_REF ? buildRef(process.env.BEFORE_REF) : null;
+const arms = [...(beforeTree ? [['before', beforeTree]] : []), ['now', root]];
+const results = [];
+for (const [label, tree] of arms) {
+  // a shared machine: the load says how far the times are from an idle one's
+  console.log(`${label}: ${tree} (load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores)`);
+  results.push(await measure(tree));
+}
+console.log(
+  `\ncompare page, ${CHARTS} charts × ${RUNS} runs × ${POINTS.toLocaleString('en-US')} points (server-side downsampled to ≤ 600 a series):`,
+);
+const rows = [
+  ['ingestion (s)', (r) => r.ingestS.toFixed(1)],
+  ['GET /api/metrics, median of 3 (ms)', (r) => r.apiMs.toFixed(0)],
+  ['first full render, cold (ms)', (r) => r.cold.toFixed(0)],
+  ['first full render, warm median of 3 (ms)', (r) => r.warm.toFixed(0)],
+];
+const head = arms.map(([label]) => label);
+console.log(`| | ${head.join(' | ')} |${results.length > 1 ? ' now/before |' : ''}`);
+console.log(`|---|${head.map(() => '---|').join('')}${results.length > 1 ? '---|' : ''}`);
+for (const [name, fmt] of rows) {
+  const ratio = results.length > 1 ? ` ${(Number(fmt(results[1])) / Number(fmt(results[0]))).toFixed(2)} |` : '';
+  console.log(`| ${name} | ${results.map(fmt).join(' | ')} |${ratio}`);
+}
+const now = results.at(-1);
+console.log(
+  `target: first full render ≤ ${TARGET_MS} ms: ${Math.max(now.cold, now.warm) <= TARGET_MS ? 'met' : 'NOT met'} (cold ${now.cold.toFixed(0)} ms, warm ${now.warm.toFixed(0)} ms)`,
+);

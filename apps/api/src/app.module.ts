@@ -5,6 +5,7 @@ import { createDb, RunQueue, type Db } from '@starpo/db';
 import { AuthController, TeamController, TeamsController, TokensController } from './auth/auth.controller.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { AuthService } from './auth/auth.service.js';
+import { CheckpointArchiveController } from './checkpoint-archive.controller.js';
 import { DataController } from './data.controller.js';
 import { DocsController } from './docs.controller.js';
 import { EnvsController } from './envs.controller.js';
@@ -51,6 +52,7 @@ export class AppModule {
         TokensController,
         RunsController,
         DataController,
+        CheckpointArchiveController,
         DocsController,
       ],
       providers: [

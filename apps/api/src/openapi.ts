@@ -165,6 +165,13 @@ const OPS: Op[] = [
     summary: 'Stream a checkpoint file (sha256 checked)',
     produces: 'application/octet-stream',
   },
+  {
+    method: 'get',
+    path: '/api/runs/{id}/checkpoints/archive',
+    tag: 'checkpoints',
+    summary: 'One checkpoint step as a streamed tar with SHA256SUMS (`?step=`, default the latest complete one)',
+    produces: 'application/x-tar',
+  },
   { method: 'get', path: '/api/runs/{id}/logs', tag: 'runs', summary: 'Log lines after id `after`' },
   {
     method: 'post',

@@ -19,6 +19,7 @@ import {
 import { publishRunNotice, type Db, type Prisma, type Run, type RunQueue } from '@starpo/db';
 import type { Actor } from './auth/actor.js';
 import { externalRunColumns } from './external-run.js';
+import { metricSort, pageByMetric } from './metric-sort.js';
 import { DB, QUEUE, SETTINGS, type ApiSettings } from './tokens.js';
 import { isUuid, likeLiteral, parseInput } from './validation.js';
 
@@ -107,6 +108,7 @@ export class RunsService {
 
   async list(actor: Actor, query: unknown): Promise<Page<RunSummary>> {
     const q = parseInput(listRunsQuerySchema, query, 'query');
+    const byMetric = metricSort(q.sort);
     const [field, dir] = q.sort.startsWith('-')
       ? [q.sort.slice(1) as 'createdAt' | 'name', 'desc' as const]
       : [q.sort as 'createdAt' | 'name', 'asc' as const];
@@ -127,6 +129,11 @@ export class RunsService {
           }
         : {}),
     };
+    const keys = [...new Set([...SUMMARY_KEYS, ...(q.metrics ?? []), ...(byMetric ? [byMetric.key] : [])])];
+    if (byMetric) {
+      const { rows, nextCursor } = await pageByMetric(this.db, where, byMetric, q.limit, q.cursor);
+      return { items: await this.summaries(rows, keys), nextCursor };
+    }
     const cursor = q.cursor ? decodeCursor(q.cursor, field) : null;
     const op = dir === 'desc' ? 'lt' : 'gt';
     const after: Prisma.RunWhereInput | undefined = cursor
@@ -138,21 +145,26 @@ export class RunsService {
       take: q.limit + 1,
     });
     const page = rows.slice(0, q.limit);
-    const ids = page.map((r) => r.id);
-    const sums = await this.db.metricSummary.findMany({ where: { runId: { in: ids }, key: { in: SUMMARY_KEYS } } });
-    const warnings = await this.warningCodes(ids);
     const last = page.at(-1);
     return {
-      items: page.map((r) =>
-        summary(
-          r,
-          sums.filter((s) => s.runId === r.id),
-          this.settings.externalStaleMs,
-          warnings.get(r.id),
-        ),
-      ),
+      items: await this.summaries(page, keys),
       nextCursor: rows.length > q.limit && last ? encodeCursor(field === 'name' ? last.name : last.createdAt.toISOString(), last.id) : null,
     };
+  }
+
+  /** The list's rows with the last values of `keys` and their warnings. */
+  private async summaries(page: Run[], keys: string[]): Promise<RunSummary[]> {
+    const ids = page.map((r) => r.id);
+    const sums = await this.db.metricSummary.findMany({ where: { runId: { in: ids }, key: { in: keys } } });
+    const warnings = await this.warningCodes(ids);
+    return page.map((r) =>
+      summary(
+        r,
+        sums.filter((s) => s.runId === r.id),
+        this.settings.externalStaleMs,
+        warnings.get(r.id),
+      ),
+    );
   }
 
   async update(actor: Actor, id: string, body: unknown): Promise<RunDetail> {

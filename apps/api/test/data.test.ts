@@ -1,5 +1,6 @@
 import { insertTrajectories, storeCheckpointFile, upsertMetrics, type TurnInput } from '@starpo/db';
 import { createHash } from 'node:crypto';
+import { extract } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { otherTeamUser, signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
 
@@ -22,6 +23,29 @@ const turn = (index: number, reward: number, over: Partial<TurnInput> = {}): Tur
   meanEntropy: 0.5,
   ...over,
 });
+
+/** supertest parser: the raw body as one Buffer. */
+const binary = (r: NodeJS.ReadableStream, cb: (err: Error | null, body: Buffer) => void) => {
+  const parts: Buffer[] = [];
+  r.on('data', (c: Buffer) => parts.push(c));
+  r.on('end', () => cb(null, Buffer.concat(parts)));
+};
+
+/** A tar's files by name, in archive order. */
+async function untar(tar: Buffer): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  const ex = extract();
+  const done = (async () => {
+    for await (const entry of ex) {
+      const parts: Buffer[] = [];
+      for await (const c of entry) parts.push(c as Buffer);
+      out.set(entry.header.name, Buffer.concat(parts));
+    }
+  })();
+  ex.end(tar);
+  await done;
+  return out;
+}
 
 describe('metrics, trajectories, checkpoints, workers and ingestion', () => {
   let t: TestApi;
@@ -219,19 +243,68 @@ describe('metrics, trajectories, checkpoints, workers and ingestion', () => {
     await storeCheckpointFile(t.db, runId, 2, 'policy.safetensors', bytes, 'safetensors');
     const list = await get(`/api/runs/${runId}/checkpoints`).expect(200);
     expect(list.body[0]).toMatchObject({ step: 2, kind: 'policy.safetensors', sizeBytes: 20_000 });
-    const dl = await get(`/api/checkpoints/${list.body[0].id}/download`)
-      .buffer(true)
-      .parse((r, cb) => {
-        const parts: Buffer[] = [];
-        r.on('data', (c: Buffer) => parts.push(c));
-        r.on('end', () => cb(null, Buffer.concat(parts)));
-      })
-      .expect(200);
+    const dl = await get(`/api/checkpoints/${list.body[0].id}/download`).buffer(true).parse(binary).expect(200);
     const got = dl.body as Buffer;
     expect(got.byteLength).toBe(20_000);
     expect(createHash('sha256').update(got).digest('hex')).toBe(list.body[0].sha256);
     expect(dl.headers['x-checksum-sha256']).toBe(list.body[0].sha256);
     await get('/api/checkpoints/00000000-0000-0000-0000-000000000000/download').expect(404);
+  });
+
+  it('streams one checkpoint step as a tar whose files and SHA256SUMS match the stored bytes', async () => {
+    const run = (await post('/api/runs', { preset: 'quick-cpu', config: { env: { name: 'sokoban' } } }).expect(201)).body.id as string;
+    const archive = (q = '') => get(`/api/runs/${run}/checkpoints/archive${q}`).buffer(true).parse(binary);
+    await get(`/api/runs/${run}/checkpoints/archive`).expect(404);
+    // policy, optimizer and state.json (written last: the step is complete); sizes not multiples of 512
+    const files: Record<string, Uint8Array> = {
+      'policy.safetensors': new Uint8Array(300_001).map((_, i) => (i * 13 + 5) % 256),
+      'optimizer.safetensors': new Uint8Array(70_000).map((_, i) => (i * 31) % 253),
+      'state.json': new TextEncoder().encode(JSON.stringify({ step: 4 })),
+    };
+    for (const [name, bytes] of Object.entries(files))
+      await storeCheckpointFile(t.db, run, 4, name, bytes, name.endsWith('.json') ? 'json' : 'safetensors');
+    await storeCheckpointFile(t.db, run, 6, 'policy.safetensors', files['policy.safetensors']!.subarray(0, 1000), 'safetensors'); // no state.json yet
+
+    const res = await archive().expect(200);
+    expect(res.headers['content-type']).toBe('application/x-tar');
+    expect(res.headers['content-disposition']).toContain(`${run}-step-4.tar`);
+    expect(Number(res.headers['content-length'])).toBe((res.body as Buffer).byteLength);
+    const got = await untar(res.body as Buffer);
+    expect([...got.keys()]).toEqual([
+      'step-4/SHA256SUMS',
+      'step-4/optimizer.safetensors',
+      'step-4/policy.safetensors',
+      'step-4/state.json',
+    ]);
+    for (const [name, bytes] of Object.entries(files)) expect(Buffer.compare(got.get(`step-4/${name}`)!, Buffer.from(bytes)), name).toBe(0);
+    const sums = got.get('step-4/SHA256SUMS')!.toString().trim().split('\n');
+    expect(sums).toEqual(
+      Object.keys(files)
+        .sort()
+        .map((name) => `${createHash('sha256').update(files[name]!).digest('hex')}  ${name}`),
+    );
+    expect([...(await untar((await archive('?step=6').expect(200)).body as Buffer)).keys()]).toEqual([
+      'step-6/SHA256SUMS',
+      'step-6/policy.safetensors',
+    ]);
+
+    expect((await get(`/api/runs/${run}/checkpoints/archive?step=-1`).expect(400)).body.details[0].path).toBe('step');
+    expect((await get(`/api/runs/${run}/checkpoints/archive?step=x`).expect(400)).body.details[0].path).toBe('step');
+    await get(`/api/runs/${run}/checkpoints/archive?step=5`).expect(404);
+    const rival = await otherTeamUser(t);
+    await t.http.get(`/api/runs/${run}/checkpoints/archive`).set('Authorization', rival.auth).expect(404);
+
+    // a stored chunk gone bad: the transfer breaks off instead of delivering a corrupt archive
+    const ck = await t.db.checkpoint.findFirstOrThrow({ where: { runId: run, step: 4, kind: 'policy.safetensors' } });
+    await t.db.checkpointChunk.update({
+      where: { checkpointId_index: { checkpointId: ck.id, index: 0 } },
+      data: { data: new Uint8Array(300_001).fill(7) },
+    });
+    const broken = await archive().then(
+      (r) => (r.body as Buffer).byteLength,
+      () => -1,
+    );
+    expect(broken).toBeLessThan(Number(res.headers['content-length']));
   });
 
   it('lists workers without naming another team’s run', async () => {

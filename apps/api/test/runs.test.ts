@@ -95,6 +95,50 @@ describe('runs over REST', () => {
     expect((await get('/api/runs?limit=0').expect(400)).body.details[0].path).toBe('limit');
   });
 
+  it('sorts every matching run by a metric’s last, highest or lowest value, pages in order, runs without it last', async () => {
+    // more runs than one page, so a page-local sort would be caught out: the best is created first
+    const made: Record<string, string> = {};
+    for (const [name, values] of [
+      ['ms-a', [0.9, 0.2]],
+      ['ms-b', [0.1, 0.5]],
+      ['ms-c', [0.4, 0.4]],
+      ['ms-d', [0.3, 0.8]],
+      ['ms-none', []],
+    ] as const) {
+      const id = (await post('/api/runs', { name, preset: 'quick-cpu', tags: ['msort'] }).expect(201)).body.id as string;
+      made[name] = id;
+      for (const [i, v] of values.entries()) await upsertMetrics(t.db, id, i + 1, { 'eval/custom': v });
+    }
+    const all = async (sort: string) => {
+      const names: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await get(`/api/runs?tag=msort&limit=2&sort=${encodeURIComponent(sort)}${cursor ? `&cursor=${cursor}` : ''}`).expect(
+          200,
+        );
+        names.push(...res.body.items.map((r: { name: string }) => r.name));
+        cursor = res.body.nextCursor;
+      } while (cursor);
+      return names;
+    };
+    expect(await all('-last:eval/custom')).toEqual(['ms-d', 'ms-b', 'ms-c', 'ms-a', 'ms-none']);
+    expect(await all('last:eval/custom')).toEqual(['ms-a', 'ms-c', 'ms-b', 'ms-d', 'ms-none']);
+    expect(await all('-max:eval/custom')).toEqual(['ms-a', 'ms-d', 'ms-b', 'ms-c', 'ms-none']);
+    expect(await all('min:eval/custom')).toEqual(['ms-b', 'ms-a', 'ms-d', 'ms-c', 'ms-none']);
+    // the sorted metric's last value comes along in `latest`, and so do the keys asked for
+    const first = (await get('/api/runs?tag=msort&limit=1&sort=-last:eval/custom').expect(200)).body.items[0];
+    expect(first.latest['eval/custom']).toBe(0.8);
+    const cols = (await get('/api/runs?tag=msort&limit=1&metrics=eval/custom').expect(200)).body.items[0];
+    expect(cols.latest).toHaveProperty('eval/custom');
+
+    expect((await get('/api/runs?sort=best:x').expect(400)).body.details[0].path).toBe('sort');
+    expect((await get('/api/runs?sort=last:').expect(400)).body.details[0].path).toBe('sort');
+    expect((await get('/api/runs?sort=-last:eval/custom&cursor=garbage').expect(400)).body.details[0].path).toBe('cursor');
+    expect(
+      (await get(`/api/runs?metrics=${Array.from({ length: 21 }, (_, i) => `k${i}`).join(',')}`).expect(400)).body.details[0].path,
+    ).toBe('metrics');
+  });
+
   it('updates metadata, cancels (409 once finished), clones with overrides, resumes and deletes', async () => {
     const run = (await post('/api/runs', { name: 'life', preset: 'quick-cpu' }).expect(201)).body;
     const patched = await t.http

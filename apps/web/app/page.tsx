@@ -8,7 +8,7 @@ import { warningTitle } from '../components/RunActivity';
 import { Progress, StatusBadge } from '../components/StatusBadge';
 import { useApi } from '../lib/api';
 import { denied } from '../lib/roles';
-import { COLUMNS, groupRuns, parseView, SERVER_SORTS, sortRuns, viewQuery, type RunsView } from '../lib/runs-view';
+import { apiSort, COLUMNS, groupRuns, parseView, viewQuery, type RunsView } from '../lib/runs-view';
 
 type Series = { runId: string; key: string; points: { step: number; value: number }[] };
 
@@ -30,15 +30,17 @@ export default function RunsPage() {
   const [owners, setOwners] = useState<Record<string, string>>({});
   const [metricCol, setMetricCol] = useState('');
   const cursor = cursors.at(-1) ?? null;
-  const serverSort = !view || SERVER_SORTS.includes(view.sort);
+  const byDate = !view || view.sort === '-createdAt';
   const query = useMemo(() => {
     if (!view) return null;
-    // a metric sort orders the newest 200 matching runs in the browser (the API sorts by date and name)
-    const p = new URLSearchParams({ limit: serverSort ? '25' : '200', sort: serverSort ? view.sort : '-createdAt' });
+    // every sort is the API's, over all matching runs, so paging stays in order
+    const p = new URLSearchParams({ limit: '25', sort: apiSort(view.sort) });
     for (const k of ['q', 'status', 'environment', 'tag'] as const) if (view[k]) p.set(k, view[k]);
-    if (cursor && serverSort) p.set('cursor', cursor);
+    const metrics = view.cols.filter((c) => c.startsWith('m:')).map((c) => c.slice(2));
+    if (metrics.length) p.set('metrics', metrics.join(','));
+    if (cursor) p.set('cursor', cursor);
     return p.toString();
-  }, [view, cursor, serverSort]);
+  }, [view, cursor]);
 
   useEffect(() => {
     if (!me || !query) return;
@@ -107,7 +109,8 @@ export default function RunsPage() {
     }
     return null;
   };
-  const rows = page ? groupRuns(sortRuns(page.items, view.sort), view.group) : [];
+  const rows = page ? groupRuns(page.items, view.group) : [];
+  const sortKey = /^-?(?:m|last|max|min):(.+)$/.exec(view.sort)?.[1];
 
   return (
     <div>
@@ -133,16 +136,14 @@ export default function RunsPage() {
           <option value="name">name A–Z</option>
           <option value="-name">name Z–A</option>
           <option value="-best">best val success, high first</option>
-          <optgroup label="last value of a metric">
-            {[...new Set([...metricKeys, ...(view.sort.includes('m:') ? [view.sort.replace(/^-?m:/, '')] : [])])].flatMap((k) => [
-              <option key={`-${k}`} value={`-m:${k}`}>
-                {k}, high first
-              </option>,
-              <option key={k} value={`m:${k}`}>
-                {k}, low first
-              </option>,
-            ])}
-          </optgroup>
+          {[...new Set([...metricKeys, ...(sortKey ? [sortKey] : [])])].map((k) => (
+            <optgroup key={k} label={k}>
+              <option value={`-m:${k}`}>last value, high first</option>
+              <option value={`m:${k}`}>last value, low first</option>
+              <option value={`-max:${k}`}>highest so far, high first</option>
+              <option value={`min:${k}`}>lowest so far, low first</option>
+            </optgroup>
+          ))}
         </select>
         <select aria-label="group by" value={view.group} onChange={setFilter('group')}>
           <option value="">no grouping</option>
@@ -203,7 +204,6 @@ export default function RunsPage() {
         </GatedLink>
       </div>
       {error ? <p className="error">{error}</p> : null}
-      {!serverSort ? <p className="muted">Sorted in the browser among the 200 newest runs that match the filters.</p> : null}
       {!page ? (
         <p className="muted">Loading…</p>
       ) : page.items.length === 0 ? (
@@ -269,16 +269,14 @@ export default function RunsPage() {
           </table>
         </div>
       )}
-      {serverSort ? (
-        <div className="pager">
-          <button disabled={cursors.length < 2} onClick={() => setCursors(cursors.slice(0, -1))}>
-            ← Newer
-          </button>
-          <button disabled={!page?.nextCursor} onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}>
-            Older →
-          </button>
-        </div>
-      ) : null}
+      <div className="pager">
+        <button disabled={cursors.length < 2} onClick={() => setCursors(cursors.slice(0, -1))}>
+          ← {byDate ? 'Newer' : 'Previous'}
+        </button>
+        <button disabled={!page?.nextCursor} onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}>
+          {byDate ? 'Older' : 'Next'} →
+        </button>
+      </div>
     </div>
   );
 }

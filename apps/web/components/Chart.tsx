@@ -76,6 +76,8 @@ export function Chart({
   width = 400,
   height = 200,
   onRemove,
+  hidden = [],
+  onToggle,
 }: {
   title: string;
   series: ChartSeries[];
@@ -87,9 +89,14 @@ export function Chart({
   height?: number;
   /** Set for charts the user added: shows a remove button. */
   onRemove?: () => void;
+  /** Series labels drawn hidden; a click on a legend entry reports the label and whether it is now shown. */
+  hidden?: string[];
+  onToggle?: (label: string, shown: boolean) => void;
 }) {
   const el = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
+  const toggled = useRef(onToggle);
+  toggled.current = onToggle;
   // a log axis needs positive values: a series that is all zero or negative is drawn on a linear one
   const logOk = !!log && series.some((s) => s.points.some((p) => p[1] > 0));
   const shape = `${series.map((s) => `${s.label}${s.color ?? ''}${s.dash ?? ''}`).join('|')}|${logOk ? 1 : 0}|${smoothing > 0 ? 1 : 0}|${xLabel}|${width}`;
@@ -104,14 +111,15 @@ export function Chart({
     if (!el.current) return;
     const lines: uPlot.Series[] = series.flatMap((s, i) => {
       const color = s.color ?? COLORS[i % COLORS.length]!;
+      const show = !hidden.includes(s.label);
       const dash = s.dash ? { dash: s.dash } : {};
       return smoothing > 0
         ? [
             // the raw line stays on the canvas but out of the legend (class hides its row)
-            { label: `${s.label} (raw)`, stroke: `${color}44`, width: 1, spanGaps: true, show: true, class: 'raw-series', ...dash },
-            { label: s.label, stroke: color, width: 2, spanGaps: true, ...dash },
+            { label: `${s.label} (raw)`, stroke: `${color}44`, width: 1, spanGaps: true, show, class: 'raw-series', ...dash },
+            { label: s.label, stroke: color, width: 2, spanGaps: true, show, ...dash },
           ]
-        : [{ label: s.label, stroke: color, width: 2, spanGaps: true, ...dash }];
+        : [{ label: s.label, stroke: color, width: 2, spanGaps: true, show, ...dash }];
     });
     const css = getComputedStyle(document.documentElement);
     const ink = css.getPropertyValue('--muted').trim() || '#9aa7b4';
@@ -124,7 +132,20 @@ export function Chart({
         title,
         width: fit(el.current, width),
         height,
-        cursor: { sync: { key: syncKey }, drag: { x: true, y: false } },
+        // shown/hidden series go through `hidden` (by label), not uPlot's sync (by index, wrong across charts)
+        cursor: { sync: { key: syncKey, setSeries: false }, drag: { x: true, y: false } },
+        hooks: {
+          setSeries: [
+            (u: uPlot, i: number | null, opts: uPlot.Series) => {
+              const line = i === null ? undefined : u.series[i];
+              if (!line || opts.show === undefined || line.label?.toString().endsWith(' (raw)')) return;
+              // the faint raw line follows its smoothed one
+              const raw = u.series[i! - 1];
+              if (raw?.label === `${line.label} (raw)` && raw.show !== opts.show) u.setSeries(i! - 1, { show: opts.show }, false);
+              toggled.current?.(String(line.label), opts.show);
+            },
+          ],
+        },
         // the legend shows dashed series (validation) with a dashed marker
         legend: { live: true, markers: { dash: (u: uPlot, i: number) => (u.series[i]?.dash ? 'dashed' : 'solid') } },
         scales: { x: { time: false }, y: logOk ? { distr: 3 } : { range: yRange } },
@@ -155,6 +176,18 @@ export function Chart({
   useEffect(() => {
     plot.current?.setData(data());
   }, [series, smoothing]);
+
+  // hidden elsewhere (another chart's legend, a link): apply without a rebuild
+  useEffect(() => {
+    const u = plot.current;
+    if (!u) return;
+    u.series.forEach((line, i) => {
+      const label = String(line.label ?? '');
+      if (i === 0 || label.endsWith(' (raw)')) return;
+      const show = !hidden.includes(label);
+      if (line.show !== show) u.setSeries(i, { show });
+    });
+  }, [hidden, shape]);
 
   const file = title.replace(/[^\w.-]+/g, '_');
   return (

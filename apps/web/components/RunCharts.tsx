@@ -1,6 +1,6 @@
 'use client';
 import type { MetricsEvent, SubscribeAck } from '@starpo/contracts';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useApi } from '../lib/api';
 import { Chart, COLORS, type ChartSeries } from './Chart';
 import { groupKeys } from './chart-groups';
@@ -21,7 +21,9 @@ export function RunCharts({ runs, live = true, only }: { runs: { id: string; lab
   const latest = useRef(data);
   latest.current = data;
   const [settings, update] = useChartSettings();
-  const { smoothing, x: xMode, log: logScale, added } = settings;
+  const settingsRef = useRef(settings);
+  settingsRef.current = settings;
+  const { smoothing, x: xMode, log: logScale, added, hidden, columns } = settings;
   const [pick, setPick] = useState('');
   const [error, setError] = useState('');
   const ids = runs.map((r) => r.id).join(',');
@@ -90,6 +92,13 @@ export function RunCharts({ runs, live = true, only }: { runs: { id: string; lab
     // charts added with "+ chart", for any logged key, after the built-in ones
     return [...g, ...added.filter((k) => allKeys.includes(k) && !charted.has(k)).map((k) => ({ title: k, keys: [k], custom: true }))];
   }, [keys, allKeys, added]);
+  const toggle = useCallback(
+    (label: string, shown: boolean) =>
+      update({
+        hidden: shown ? settingsRef.current.hidden.filter((l) => l !== label) : [...new Set([...settingsRef.current.hidden, label])],
+      }),
+    [update],
+  );
   const t0 = useMemo(() => {
     let min = Infinity; // a loop: spreading 10⁵ points into Math.min overflows the stack
     for (const pts of data.values()) for (const p of pts) if (p.time < min) min = p.time;
@@ -123,6 +132,20 @@ export function RunCharts({ runs, live = true, only }: { runs: { id: string; lab
         <label>
           <input type="checkbox" checked={logScale} onChange={(e) => update({ log: e.target.checked })} /> log scale
         </label>
+        <label>
+          layout
+          <select aria-label="layout" value={columns} onChange={(e) => update({ columns: Number(e.target.value) as 0 | 1 | 2 | 3 })}>
+            <option value={0}>fit</option>
+            <option value={1}>1 column</option>
+            <option value={2}>2 columns</option>
+            <option value={3}>3 columns</option>
+          </select>
+        </label>
+        {hidden.length ? (
+          <button type="button" className="link" onClick={() => update({ hidden: [] })} data-testid="show-all-series">
+            show {hidden.length} hidden
+          </button>
+        ) : null}
         <form
           className="add-chart"
           onSubmit={(e) => {
@@ -153,7 +176,7 @@ export function RunCharts({ runs, live = true, only }: { runs: { id: string; lab
           </a>
         ) : null}
       </div>
-      <div className="charts">
+      <div className={columns ? `charts cols-${columns}` : 'charts'} data-testid="charts">
         {groups.map((g) => {
           // Compare: a run keeps its colour on every chart; validation lines are dashed so train stays visible
           const series: ChartSeries[] = runs.flatMap((r, ri) =>
@@ -176,6 +199,8 @@ export function RunCharts({ runs, live = true, only }: { runs: { id: string; lab
               log={logScale || g.log}
               xLabel={xMode === 'step' ? 'step' : 'seconds'}
               syncKey={`run-${ids}`}
+              hidden={hidden}
+              onToggle={toggle}
             />
           );
         })}

@@ -157,7 +157,7 @@ export function TrajectoriesTab({
                       <br />
                       {t.totalReward.toFixed(2)}
                       <br />
-                      {t.numTurns} turns
+                      {t.numTurns} turn{t.numTurns === 1 ? '' : 's'}
                     </a>
                   ))}
                 </div>

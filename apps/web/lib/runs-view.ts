@@ -6,7 +6,7 @@ export interface RunsView {
   status: string;
   environment: string;
   tag: string;
-  /** The API's sorts (createdAt, name) or, within the loaded page, `best` and `m:<metric key>`; a leading `-` is descending. */
+  /** createdAt, name, or `last:`/`max:`/`min:` and a metric key (see apiSort); a leading `-` is descending. */
   sort: string;
   cols: string[];
   group: '' | 'tag' | 'environment' | 'algorithm';
@@ -25,7 +25,6 @@ export const COLUMNS: Record<string, string> = {
   spark: 'Val success',
 };
 export const DEFAULT_COLS = ['environment', 'algorithm', 'tags', 'started', 'duration', 'progress', 'best', 'spark'];
-export const SERVER_SORTS = ['-createdAt', 'createdAt', 'name', '-name'];
 const GROUPS = ['', 'tag', 'environment', 'algorithm'] as const;
 
 export function parseView(search: string): RunsView {
@@ -52,24 +51,15 @@ export function viewQuery(v: RunsView): string {
   return q.toString();
 }
 
-/** The value a client-side sort orders by (null sorts last either way). */
-function sortValue(r: RunSummary, key: string): number | null {
-  if (key === 'best') return r.bestValSuccess;
-  if (key.startsWith('m:')) return r.latest[key.slice(2)] ?? null;
-  return null;
-}
-
-/** Orders the loaded runs by a metric; the API's own sorts come back already ordered. */
-export function sortRuns(runs: RunSummary[], sort: string): RunSummary[] {
-  if (SERVER_SORTS.includes(sort)) return runs;
-  const desc = sort.startsWith('-');
-  const key = desc ? sort.slice(1) : sort;
-  return [...runs].sort((a, b) => {
-    const x = sortValue(a, key);
-    const y = sortValue(b, key);
-    if (x === null || y === null) return x === null ? (y === null ? 0 : 1) : -1;
-    return desc ? y - x : x - y;
-  });
+/**
+ * The API's sort for the view's: the API sorts every matching run, by a column or by a metric's
+ * last, highest or lowest value. `m:<key>` and `best` are the view's older spellings (kept so saved links work).
+ */
+export function apiSort(sort: string): string {
+  const m = /^(-?)m:(.+)$/.exec(sort);
+  if (m) return `${m[1]}last:${m[2]}`;
+  if (sort === 'best' || sort === '-best') return `${sort.startsWith('-') ? '-' : ''}max:val/success`;
+  return sort;
 }
 
 /** Runs under their group's heading; with tags a run is listed under each of its tags. */

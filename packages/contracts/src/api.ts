@@ -130,6 +130,12 @@ const csv = <T extends z.ZodType<unknown, string>>(item: T) =>
     .transform((s) => s.split(',').filter(Boolean))
     .pipe(z.array(item));
 
+/**
+ * A runs-list sort by a metric: its last (final) value, or its highest or lowest value so far
+ * (best, for a metric that should rise or fall); `-` sorts descending. Runs without the metric go last.
+ */
+export const METRIC_SORT = /^(-?)(last|max|min):(\P{Cc}{1,200})$/u;
+
 /** GET /api/runs query. */
 export const listRunsQuerySchema = z
   .object({
@@ -139,9 +145,18 @@ export const listRunsQuerySchema = z
     owner: z.string().uuid().optional(),
     tag: z.string().max(50).optional(),
     q: z.string().max(200).optional(),
-    sort: z.enum(['createdAt', '-createdAt', 'name', '-name']).default('-createdAt'),
+    sort: z
+      .union([
+        z.enum(['createdAt', '-createdAt', 'name', '-name']),
+        z.string().regex(METRIC_SORT, 'createdAt, name, or last:/max:/min: and a metric key, optionally with a leading -'),
+      ])
+      .default('-createdAt'),
     limit: z.coerce.number().int().min(1).max(200).default(50),
     cursor: z.string().max(500).optional(),
+    /** Metric keys whose last value `latest` carries besides the usual ones (a metric column). */
+    metrics: csv(z.string().max(200))
+      .refine((keys) => keys.length <= 20, 'at most 20 metric keys')
+      .optional(),
   })
   .strict();
 export type ListRunsQuery = z.infer<typeof listRunsQuerySchema>;

@@ -271,14 +271,16 @@ function CheckpointsTab({ runId, base }: { runId: string; base: string }) {
   if (error) return <p className="error">{error.message}</p>;
   if (!data) return <p className="muted">Loading…</p>;
   if (!data.length) return <div className="panel empty">No checkpoints yet.</div>;
-  const latest = data.reduce((a, b) => (b.step > a.step ? b : a));
+  // the step the archive serves: the latest complete one (state.json is written last), else the latest
+  const complete = data.filter((c) => c.kind === 'state.json');
+  const step = Math.max(...(complete.length ? complete : data).map((c) => c.step));
   return (
     <>
       <p>
-        <a className="button primary" href={`${base}/api/checkpoints/${latest.id}/download`} data-testid="download-latest">
-          Download the latest checkpoint (step {latest.step})
+        <a className="button primary" href={`${base}/api/runs/${runId}/checkpoints/archive`} data-testid="download-latest" download>
+          Download the latest checkpoint (step {step})
         </a>{' '}
-        <span className="muted">one file, streamed and checksummed; every saved step is listed below</span>
+        <span className="muted">all its files in one .tar with SHA256SUMS, streamed; each file is listed below</span>
       </p>
       <table>
         <thead>
