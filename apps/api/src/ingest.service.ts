@@ -1,9 +1,9 @@
 import { ConflictException, Inject, Injectable } from '@nestjs/common';
 import { finishRunSchema, ingestMetricsSchema, ingestTrajectoriesSchema } from '@starpo/contracts';
-import { insertTrajectories, publishRunNotice, rediagnoseStep, upsertMetricPoints, type Db, type Run } from '@starpo/db';
+import { finishExternalRun, insertTrajectories, publishRunNotice, rediagnoseStep, upsertMetricPoints, type Db, type Run } from '@starpo/db';
 import { diagnoseStoredRows } from '@starpo/envs';
 import { turnSnapshot } from './turn-snapshot.js';
-import { DB } from './tokens.js';
+import { DB } from './di-tokens.js';
 import { parseInput } from './validation.js';
 
 /** Batch ingestion for external runs (trained elsewhere, tracked here). Every call is idempotent and counts as a heartbeat. */
@@ -86,10 +86,7 @@ export class IngestService {
   async finish(run: Run, body: unknown): Promise<void> {
     const req = parseInput(finishRunSchema, body);
     if (run.kind !== 'external') throw new ConflictException('only external runs are finished through the API');
-    await this.db.run.update({
-      where: { id: run.id },
-      data: { status: req.status, stopReason: req.stopReason ?? null, finishedAt: new Date(), heartbeatAt: new Date() },
-    });
+    await finishExternalRun(this.db, run.id, req.status, req.stopReason ?? null);
   }
 
   /** Any ingestion keeps an external run alive (it is shown `crashed` after a silence) and advances its step. */

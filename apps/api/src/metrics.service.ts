@@ -1,11 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { metricsQuerySchema, ValidationError, type MetricSeries } from '@starpo/contracts';
+import { metricsQuerySchema, ValidationError, type RunMetricSeries } from '@starpo/contracts';
 import { downsampledSeries, type Db } from '@starpo/db';
 import type { Actor } from './auth/actor.js';
-import { DB } from './tokens.js';
+import { DB } from './di-tokens.js';
 import { parseInput } from './validation.js';
-
-export type RunMetricSeries = MetricSeries & { runId: string };
 
 @Injectable()
 export class MetricsService {

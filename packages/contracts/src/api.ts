@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RunProgress } from './run-activity.js';
+import { RUN_STATUSES, type RunDisplayStatus } from './run-status.js';
 import { INT32_MAX, INT32_MIN, INT64_MAX, MAX_UNIX_SECONDS } from './storable.js';
 
 /** POST /api/runs body: a preset plus overrides (any RunConfig subset), with metadata. */
@@ -20,11 +21,6 @@ export const createRunSchema = z
     message: 'name a preset or give an explicit config ({} for the defaults)',
   });
 export type CreateRunRequest = z.infer<typeof createRunSchema>;
-
-export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'stopped_early'] as const;
-export type RunStatusName = (typeof RUN_STATUSES)[number];
-/** Shown, never stored: an external run whose trainer has sent nothing for a while (its next ingestion revives it). */
-export type RunDisplayStatus = RunStatusName | 'crashed';
 
 export interface RunSummary {
   id: string;

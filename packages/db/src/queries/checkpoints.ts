@@ -73,3 +73,13 @@ export async function* streamCheckpointFile(db: Db, checkpointId: string): Async
   if (hash.digest('hex') !== ck.sha256 || size !== Number(ck.sizeBytes))
     throw new Error(`checkpoint ${checkpointId} is corrupt (sha256 mismatch)`);
 }
+
+/** A run's checkpoint files, newest step first. */
+export function runCheckpoints(db: Db, runId: string) {
+  return db.checkpoint.findMany({ where: { runId }, orderBy: [{ step: 'desc' }, { kind: 'asc' }] });
+}
+
+/** A checkpoint file of a run of `teamId`, else null. */
+export function findTeamCheckpoint(db: Db, teamId: string, id: string) {
+  return db.checkpoint.findFirst({ where: { id, run: { teamId } } });
+}

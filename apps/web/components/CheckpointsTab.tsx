@@ -1,0 +1,49 @@
+'use client';
+import type { CheckpointInfo } from '@starpo/contracts';
+import { useGet } from '../lib/api';
+import { when } from './format';
+
+/** A run's saved checkpoint files, each a download link, with the latest one first. */
+export function CheckpointsTab({ runId, base }: { runId: string; base: string }) {
+  const { data, error } = useGet<CheckpointInfo[]>(`/api/runs/${runId}/checkpoints`);
+  if (error) return <p className="error">{error.message}</p>;
+  if (!data) return <p className="muted">Loading…</p>;
+  if (!data.length) return <div className="panel empty">No checkpoints yet.</div>;
+  const latest = data.reduce((a, b) => (b.step > a.step ? b : a));
+  return (
+    <>
+      <p>
+        <a className="button primary" href={`${base}/api/checkpoints/${latest.id}/download`} data-testid="download-latest">
+          Download the latest checkpoint (step {latest.step})
+        </a>{' '}
+        <span className="muted">one file, streamed and checksummed; every saved step is listed below</span>
+      </p>
+      <table>
+        <thead>
+          <tr>
+            <th>Step</th>
+            <th>File</th>
+            <th>Size</th>
+            <th>sha256</th>
+            <th>Saved</th>
+          </tr>
+        </thead>
+        <tbody>
+          {data.map((c) => (
+            <tr key={c.id}>
+              <td>{c.step}</td>
+              <td>
+                <a href={`${base}/api/checkpoints/${c.id}/download`}>{c.kind}</a>
+              </td>
+              <td>{(c.sizeBytes / 1024).toFixed(1)} KiB</td>
+              <td>
+                <code>{c.sha256.slice(0, 12)}…</code>
+              </td>
+              <td>{when(c.createdAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}

@@ -1,0 +1,18 @@
+/** Every status a run row can hold (the database enum `RunStatus` has the same members). */
+export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'stopped_early'] as const;
+export type RunStatusName = (typeof RUN_STATUSES)[number];
+
+/** Statuses a run never leaves on its own (only a resume puts a failed or cancelled run back in the queue). */
+export const FINISHED_STATUSES = ['succeeded', 'failed', 'cancelled', 'stopped_early'] as const satisfies readonly RunStatusName[];
+export type FinishedStatus = (typeof FINISHED_STATUSES)[number];
+
+/** Whether a run in `status` is over (accepts display statuses too: `crashed` is not finished, it may revive). */
+export function isFinishedStatus(status: string): status is FinishedStatus {
+  return (FINISHED_STATUSES as readonly string[]).includes(status);
+}
+
+/** Statuses a trainer reports for the run it trains (it never queues one). */
+export type TrainerRunStatus = Exclude<RunStatusName, 'queued'>;
+
+/** Shown, never stored: an external run whose trainer has sent nothing for a while (its next ingestion revives it). */
+export type RunDisplayStatus = RunStatusName | 'crashed';
