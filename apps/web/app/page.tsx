@@ -1,5 +1,5 @@
 'use client';
-import { progressLabel, type Page, type RunMetricSeries, type RunSummary, type TeamMember } from '@starpo/contracts';
+import { progressLabel, RUN_STATUSES, type Page, type RunMetricSeries, type RunSummary, type TeamMember } from '@starpo/contracts';
 import { Fragment, useEffect, useMemo, useState } from 'react';
 import { algorithmLabel, duration, pct, when } from '../components/format';
 import { GatedLink } from '../components/Gated';
@@ -114,7 +114,7 @@ export default function RunsPage() {
         <input aria-label="search" placeholder="Search name, notes, tag" value={view.q} onChange={setFilter('q')} />
         <select aria-label="status" value={view.status} onChange={setFilter('status')}>
           <option value="">any status</option>
-          {['queued', 'running', 'succeeded', 'failed', 'cancelled', 'stopped_early'].map((s) => (
+          {RUN_STATUSES.map((s) => (
             <option key={s}>{s}</option>
           ))}
         </select>

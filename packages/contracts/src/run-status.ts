@@ -11,6 +11,12 @@ export function isFinishedStatus(status: string): status is FinishedStatus {
   return (FINISHED_STATUSES as readonly string[]).includes(status);
 }
 
+/** A failed or cancelled worker run may be resumed: it goes back to the queue and continues from its last checkpoint. */
+export const RESUMABLE_STATUSES = ['failed', 'cancelled'] as const satisfies readonly FinishedStatus[];
+
+/** The final statuses an external run's trainer may send (cancelling is the dashboard's). */
+export const EXTERNAL_FINAL_STATUSES = ['succeeded', 'failed', 'stopped_early'] as const satisfies readonly FinishedStatus[];
+
 /** Statuses a trainer reports for the run it trains (it never queues one). */
 export type TrainerRunStatus = Exclude<RunStatusName, 'queued'>;
 

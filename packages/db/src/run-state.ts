@@ -9,7 +9,15 @@
  * still carries the lease epoch of its claim; claim, hand-back and sweep raise the epoch, so a
  * worker that lost its run can no longer write anything for it.
  */
-import { FINISHED_STATUSES, RUN_STATUSES, isFinishedStatus, type RunStatusName, type TrainerRunStatus } from '@starpo/contracts';
+import {
+  EXTERNAL_FINAL_STATUSES,
+  FINISHED_STATUSES,
+  RESUMABLE_STATUSES,
+  RUN_STATUSES,
+  isFinishedStatus,
+  type RunStatusName,
+  type TrainerRunStatus,
+} from '@starpo/contracts';
 import type { Db } from './client.js';
 import type { Prisma, Run, RunKind } from './generated/prisma/client.js';
 import { LeaseLostError, updateRunFenced } from './queries/leases.js';
@@ -48,9 +56,9 @@ export const RUN_TRANSITIONS = {
    */
   cancel: { by: 'api', kinds: ALL_KINDS, from: ['queued', 'running'], to: ['cancelled', 'running'], guard: 'status' },
   /** A failed or cancelled worker's run goes back to the queue and continues from its last checkpoint. */
-  resume: { by: 'api', kinds: TRAINED, from: ['failed', 'cancelled'], to: ['queued'], guard: 'status' },
+  resume: { by: 'api', kinds: TRAINED, from: RESUMABLE_STATUSES, to: ['queued'], guard: 'status' },
   /** An external run's trainer says how it ended; its word is final whatever the run showed before. */
-  finishExternal: { by: 'api', kinds: ['external'], from: RUN_STATUSES, to: ['succeeded', 'failed', 'stopped_early'], guard: 'status' },
+  finishExternal: { by: 'api', kinds: ['external'], from: RUN_STATUSES, to: EXTERNAL_FINAL_STATUSES, guard: 'status' },
 } as const satisfies Record<string, RunTransition>;
 
 export type RunTransitionName = keyof typeof RUN_TRANSITIONS;

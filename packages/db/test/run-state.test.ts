@@ -2,6 +2,7 @@ import { FINISHED_STATUSES, RUN_STATUSES, type RunStatusName } from '@starpo/con
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   RUN_TRANSITIONS,
+  RunStatus,
   canTransition,
   cancelRun,
   claimRun,
@@ -67,6 +68,10 @@ describe('run state changes follow RUN_TRANSITIONS', () => {
       if (fromFinished.length) expect(['resume', 'finishExternal'], name).toContain(name);
     }
     expect(RUN_TRANSITIONS.resume.from).toEqual(['failed', 'cancelled']);
+  });
+
+  it('the contracts list the same statuses as the database enum', () => {
+    expect(Object.values(RunStatus)).toEqual([...RUN_STATUSES]);
   });
 
   it('a new worker run starts queued, an external one running', () => {

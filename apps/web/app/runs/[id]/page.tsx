@@ -1,5 +1,5 @@
 'use client';
-import { isFinishedStatus, type RunDetail, type StatusEvent } from '@starpo/contracts';
+import { isFinishedStatus, RESUMABLE_STATUSES, type RunDetail, type StatusEvent } from '@starpo/contracts';
 import { useParams, useRouter } from 'next/navigation';
 import { useEffect, useState } from 'react';
 import { CheckpointsTab } from '../../../components/CheckpointsTab';
@@ -85,7 +85,7 @@ export default function RunPage() {
             </button>
           </Gated>
         ) : null}
-        {['failed', 'cancelled'].includes(run.status) && run.kind === 'train' ? (
+        {(RESUMABLE_STATUSES as readonly string[]).includes(run.status) && run.kind === 'train' ? (
           <Gated reason={denied(me, 'resume')}>
             <button onClick={() => act(`/api/runs/${id}/resume`)} disabled={!!denied(me, 'resume')}>
               Resume
