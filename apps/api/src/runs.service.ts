@@ -23,6 +23,7 @@ import {
 } from '@starpo/contracts';
 import {
   baseModelNameTaken,
+  canTransition,
   cancelRun,
   deleteRun,
   deletionRefusal,
@@ -148,7 +149,7 @@ export class RunsService {
   /** Queued: cancelled at once. Running: the worker stops at its next phase boundary and checkpoints. */
   async cancel(actor: Actor, id: string): Promise<RunDetail> {
     const run = await this.find(actor, id);
-    if (isFinishedStatus(run.status)) throw new ConflictException(`run ${id} is ${run.status} already`);
+    if (!canTransition('cancel', run.status)) throw new ConflictException(`run ${id} is ${run.status} already`);
     await cancelRun(this.db, run);
     await this.notifyStatus(id);
     return this.get(actor, id);
