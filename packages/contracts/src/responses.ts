@@ -66,19 +66,16 @@ export interface BaseModelInfo {
   createdAt?: string;
 }
 
-/** One turn of GET /api/trajectories/:id. */
-export interface TrajectoryTurn {
+/** What is stored of a turn as written (the database's insert takes these too). */
+export interface StoredTurnFields {
   index: number;
   observation: string;
-  /** A drawable state, or (ingested text the server could not read) `{ missing: why }`. */
-  stateSnapshot: unknown;
   rawReply: string;
   think: string;
   answer: string;
   parsedActions: string[];
   validActions: string[];
   formatOk: boolean;
-  actionsValid: boolean;
   effectiveCount: number;
   reward: number;
   done: boolean;
@@ -86,6 +83,13 @@ export interface TrajectoryTurn {
   responseTokens: number;
   meanLogProb: number | null;
   meanEntropy: number | null;
+}
+
+/** One turn of GET /api/trajectories/:id. */
+export interface TrajectoryTurn extends StoredTurnFields {
+  /** A drawable state, or (ingested text the server could not read) `{ missing: why }`. */
+  stateSnapshot: unknown;
+  actionsValid: boolean;
   advantage: number | null;
   diagnostics: TurnDiagnostics | null;
 }
