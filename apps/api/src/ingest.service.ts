@@ -1,6 +1,15 @@
 import { ConflictException, Inject, Injectable } from '@nestjs/common';
 import { finishRunSchema, ingestMetricsSchema, ingestTrajectoriesSchema } from '@starpo/contracts';
-import { finishExternalRun, insertTrajectories, publishRunNotice, rediagnoseStep, upsertMetricPoints, type Db, type Run } from '@starpo/db';
+import {
+  finishExternalRun,
+  insertTrajectories,
+  publishRunNotice,
+  rediagnoseStep,
+  touchExternalRun,
+  upsertMetricPoints,
+  type Db,
+  type Run,
+} from '@starpo/db';
 import { diagnoseStoredRows } from '@starpo/envs';
 import { turnSnapshot } from './turn-snapshot.js';
 import { DB } from './di-tokens.js';
@@ -90,9 +99,8 @@ export class IngestService {
   }
 
   /** Any ingestion keeps an external run alive (it is shown `crashed` after a silence) and advances its step. */
-  private async heartbeat(run: Run, step: number): Promise<void> {
-    await this.db.run.update({ where: { id: run.id }, data: { heartbeatAt: new Date() } });
-    await this.db.run.updateMany({ where: { id: run.id, currentStep: { lt: step } }, data: { currentStep: step } });
+  private heartbeat(run: Run, step: number): Promise<void> {
+    return touchExternalRun(this.db, run.id, step);
   }
 
   private assertOpen(run: Run): void {

@@ -112,3 +112,15 @@ export function runLogLines(db: Db, runId: string, after: bigint, warningsOnly: 
     take: 1000,
   });
 }
+
+/** Of `ids`, the runs that belong to `teamId`. */
+export async function teamRunIds(db: Db, teamId: string, ids: string[]): Promise<string[]> {
+  const rows = await db.run.findMany({ where: { id: { in: ids }, teamId }, select: { id: true } });
+  return rows.map((r) => r.id);
+}
+
+/** An external run's ingestion counts as its heartbeat and advances its step (never backwards). */
+export async function touchExternalRun(db: Db, id: string, step: number): Promise<void> {
+  await db.run.update({ where: { id }, data: { heartbeatAt: new Date() } });
+  await db.run.updateMany({ where: { id, currentStep: { lt: step } }, data: { currentStep: step } });
+}
