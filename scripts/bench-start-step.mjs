@@ -8,6 +8,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isFinishedStatus } from '@starpo/contracts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'starpo-bench-start-'));
@@ -94,7 +95,7 @@ async function startStep() {
     ).json();
     for (;;) {
       const r = await (await fetch(`${api}/api/runs/${run.id}`, { headers: auth })).json();
-      if (['succeeded', 'failed', 'cancelled', 'stopped_early'].includes(r.status)) {
+      if (isFinishedStatus(r.status)) {
         if (r.status !== 'succeeded') throw new Error(`run ${r.status}: ${r.error ?? r.stopReason}`);
         break;
       }

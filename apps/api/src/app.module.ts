@@ -5,21 +5,25 @@ import { createDb, RunQueue, type Db } from '@starpo/db';
 import { AuthController, TeamController, TeamsController, TokensController } from './auth/auth.controller.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { AuthService } from './auth/auth.service.js';
+import { BaseModelsController } from './base-models.controller.js';
+import { CheckpointsController } from './checkpoints.controller.js';
 import { CheckpointArchiveController } from './checkpoint-archive.controller.js';
-import { DataController } from './data.controller.js';
 import { DocsController } from './docs.controller.js';
 import { EnvsController } from './envs.controller.js';
 import { EventsGateway } from './events/events.gateway.js';
 import { PgListener } from './events/pg-listener.js';
 import { HealthController } from './health.controller.js';
 import { IngestService } from './ingest.service.js';
+import { MetricsController } from './metrics.controller.js';
 import { MetricsService } from './metrics.service.js';
 import { RunsController } from './runs.controller.js';
 import { RunsService } from './runs.service.js';
 import { SweeperService } from './sweeper.service.js';
 import { RequestGuard } from './security/request.guard.js';
-import { DB, QUEUE, SETTINGS, type ApiSettings } from './tokens.js';
+import { DB, QUEUE, SETTINGS, type ApiSettings } from './di-tokens.js';
+import { TrajectoriesController } from './trajectories.controller.js';
 import { TrajectoriesService } from './trajectories.service.js';
+import { WorkersController } from './workers.controller.js';
 
 class DbLifecycle implements OnApplicationShutdown {
   constructor(
@@ -51,7 +55,11 @@ export class AppModule {
         TeamsController,
         TokensController,
         RunsController,
-        DataController,
+        MetricsController,
+        TrajectoriesController,
+        CheckpointsController,
+        WorkersController,
+        BaseModelsController,
         CheckpointArchiveController,
         DocsController,
       ],

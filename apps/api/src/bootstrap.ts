@@ -11,7 +11,7 @@ import type { ServerOptions } from 'socket.io';
 import { AppModule } from './app.module.js';
 import { ErrorsFilter } from './errors.filter.js';
 import { originRefusal, parseOrigins } from './security/origin.js';
-import type { ApiSettings } from './tokens.js';
+import type { ApiSettings } from './di-tokens.js';
 
 export const BODY_LIMIT = '1mb';
 

@@ -1,11 +1,11 @@
 import { Controller, Get, Inject, NotFoundException, Param, Query, Res } from '@nestjs/common';
-import { streamCheckpointFile, type Db } from '@starpo/db';
+import { checkpointStepFiles, latestArchiveStep, streamCheckpointFile, type Db } from '@starpo/db';
 import type { Response } from 'express';
 import { pack } from 'tar-stream';
 import { z } from 'zod';
 import { CurrentActor, type Actor } from './auth/actor.js';
 import { RunsService } from './runs.service.js';
-import { DB } from './tokens.js';
+import { DB } from './di-tokens.js';
 import { parseInput } from './validation.js';
 
 const archiveQuery = z.object({ step: z.coerce.number().int().min(0).optional() }).strict();
@@ -30,13 +30,8 @@ export class CheckpointArchiveController {
   async archive(@CurrentActor() a: Actor, @Param('id') id: string, @Query() query: unknown, @Res() res: Response): Promise<void> {
     const q = parseInput(archiveQuery, query, 'query');
     await this.runs.find(a, id);
-    const step =
-      q.step ??
-      (
-        (await this.db.checkpoint.findFirst({ where: { runId: id, kind: 'state.json' }, orderBy: { step: 'desc' } })) ??
-        (await this.db.checkpoint.findFirst({ where: { runId: id }, orderBy: { step: 'desc' } }))
-      )?.step;
-    const files = step === undefined ? [] : await this.db.checkpoint.findMany({ where: { runId: id, step }, orderBy: { kind: 'asc' } });
+    const step = q.step ?? (await latestArchiveStep(this.db, id));
+    const files = step === undefined ? [] : await checkpointStepFiles(this.db, id, step);
     if (!files.length)
       throw new NotFoundException(step === undefined ? `run ${id} has no checkpoint` : `run ${id} has no checkpoint at step ${step}`);
 

@@ -1,7 +1,7 @@
 import { Public } from './auth/actor.js';
 import { Controller, Get, HttpException, Inject, Logger } from '@nestjs/common';
 import { migrationStatus, type Db } from '@starpo/db';
-import { DB } from './tokens.js';
+import { DB } from './di-tokens.js';
 
 @Public()
 @Controller()

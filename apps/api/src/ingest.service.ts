@@ -1,9 +1,18 @@
 import { ConflictException, Inject, Injectable } from '@nestjs/common';
 import { finishRunSchema, ingestMetricsSchema, ingestTrajectoriesSchema } from '@starpo/contracts';
-import { insertTrajectories, publishRunNotice, rediagnoseStep, upsertMetricPoints, type Db, type Run } from '@starpo/db';
+import {
+  finishExternalRun,
+  insertTrajectories,
+  publishRunNotice,
+  rediagnoseStep,
+  touchExternalRun,
+  upsertMetricPoints,
+  type Db,
+  type Run,
+} from '@starpo/db';
 import { diagnoseStoredRows } from '@starpo/envs';
 import { turnSnapshot } from './turn-snapshot.js';
-import { DB } from './tokens.js';
+import { DB } from './di-tokens.js';
 import { parseInput } from './validation.js';
 
 /** Batch ingestion for external runs (trained elsewhere, tracked here). Every call is idempotent and counts as a heartbeat. */
@@ -86,16 +95,12 @@ export class IngestService {
   async finish(run: Run, body: unknown): Promise<void> {
     const req = parseInput(finishRunSchema, body);
     if (run.kind !== 'external') throw new ConflictException('only external runs are finished through the API');
-    await this.db.run.update({
-      where: { id: run.id },
-      data: { status: req.status, stopReason: req.stopReason ?? null, finishedAt: new Date(), heartbeatAt: new Date() },
-    });
+    await finishExternalRun(this.db, run.id, req.status, req.stopReason ?? null);
   }
 
   /** Any ingestion keeps an external run alive (it is shown `crashed` after a silence) and advances its step. */
-  private async heartbeat(run: Run, step: number): Promise<void> {
-    await this.db.run.update({ where: { id: run.id }, data: { heartbeatAt: new Date() } });
-    await this.db.run.updateMany({ where: { id: run.id, currentStep: { lt: step } }, data: { currentStep: step } });
+  private heartbeat(run: Run, step: number): Promise<void> {
+    return touchExternalRun(this.db, run.id, step);
   }
 
   private assertOpen(run: Run): void {

@@ -1,11 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { metricsQuerySchema, ValidationError, type MetricSeries } from '@starpo/contracts';
-import { downsampledSeries, type Db } from '@starpo/db';
+import { metricsQuerySchema, ValidationError, type RunMetricSeries } from '@starpo/contracts';
+import { downsampledSeries, metricKeys, metricPoints, teamRunIds, type Db } from '@starpo/db';
 import type { Actor } from './auth/actor.js';
-import { DB } from './tokens.js';
+import { DB } from './di-tokens.js';
 import { parseInput } from './validation.js';
-
-export type RunMetricSeries = MetricSeries & { runId: string };
 
 @Injectable()
 export class MetricsService {
@@ -16,20 +14,12 @@ export class MetricsService {
     const q = parseInput(metricsQuerySchema, query, 'query');
     const runIds = runId ? [runId] : (q.runs ?? []);
     if (!runIds.length) throw new ValidationError([{ path: 'runs', message: 'name at least one run id' }], 'query');
-    const visible = await this.db.run.findMany({ where: { id: { in: runIds }, teamId: actor.teamId }, select: { id: true } });
-    const ids = visible.map((r) => r.id);
+    const ids = await teamRunIds(this.db, actor.teamId, runIds);
     if (q.maxPoints) {
       const series = await downsampledSeries(this.db, ids, q.keys?.length ? q.keys : null, q.from ?? null, q.to ?? null, q.maxPoints);
       return { series, format: q.format };
     }
-    const rows = await this.db.metricPoint.findMany({
-      where: {
-        runId: { in: ids },
-        ...(q.keys?.length ? { key: { in: q.keys } } : {}),
-        ...(q.from !== undefined || q.to !== undefined ? { step: { gte: q.from, lte: q.to } } : {}),
-      },
-      orderBy: [{ runId: 'asc' }, { key: 'asc' }, { step: 'asc' }],
-    });
+    const rows = await metricPoints(this.db, ids, q.keys ?? [], q.from, q.to);
     const out = new Map<string, RunMetricSeries>();
     for (const r of rows) {
       const id = `${r.runId} ${r.key}`;
@@ -41,9 +31,8 @@ export class MetricsService {
     return { series, format: q.format };
   }
 
-  async keys(runId: string): Promise<string[]> {
-    const rows = await this.db.metricSummary.findMany({ where: { runId }, select: { key: true }, orderBy: { key: 'asc' } });
-    return rows.map((r) => r.key);
+  keys(runId: string): Promise<string[]> {
+    return metricKeys(this.db, runId);
   }
 }
 

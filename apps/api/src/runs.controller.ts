@@ -1,15 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
-import { logsQuerySchema, type Page, type RunSummary } from '@starpo/contracts';
-import type { Db } from '@starpo/db';
+import type { CheckpointInfo, LogLine, Page, RunDetail, RunMetricSeries, RunSummary } from '@starpo/contracts';
 import type { Response } from 'express';
 import { CurrentActor, MinRole, type Actor } from './auth/actor.js';
 import { IngestService } from './ingest.service.js';
 import { MetricsService, seriesCsv } from './metrics.service.js';
-import { RunsService, type RunDetail } from './runs.service.js';
-import { DB } from './tokens.js';
+import { RunsService } from './runs.service.js';
 import { TrajectoriesService } from './trajectories.service.js';
-import { parseInput } from './validation.js';
 
 @Controller('api/runs')
 export class RunsController {
@@ -18,7 +15,6 @@ export class RunsController {
     @Inject(MetricsService) private readonly metrics: MetricsService,
     @Inject(TrajectoriesService) private readonly trajectories: TrajectoriesService,
     @Inject(IngestService) private readonly ingest: IngestService,
-    @Inject(DB) private readonly db: Db,
   ) {}
 
   /** Queue a run from a preset plus overrides (or create an external one); 400 lists every wrong field. */
@@ -75,7 +71,12 @@ export class RunsController {
 
   /** `?keys=a,b&from=&to=&maxPoints=&format=csv` */
   @Get(':id/metrics')
-  async runMetrics(@CurrentActor() a: Actor, @Param('id') id: string, @Query() query: unknown, @Res({ passthrough: true }) res: Response) {
+  async runMetrics(
+    @CurrentActor() a: Actor,
+    @Param('id') id: string,
+    @Query() query: unknown,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<string | Omit<RunMetricSeries, 'runId'>[]> {
     await this.runs.find(a, id);
     const { series, format } = await this.metrics.series(a, query, id);
     if (format === 'csv') {
@@ -122,32 +123,14 @@ export class RunsController {
   }
 
   @Get(':id/checkpoints')
-  async checkpoints(@CurrentActor() a: Actor, @Param('id') id: string) {
-    await this.runs.find(a, id);
-    const rows = await this.db.checkpoint.findMany({ where: { runId: id }, orderBy: [{ step: 'desc' }, { kind: 'asc' }] });
-    return rows.map((c) => ({
-      id: c.id,
-      step: c.step,
-      kind: c.kind,
-      format: c.format,
-      sizeBytes: Number(c.sizeBytes),
-      sha256: c.sha256,
-      createdAt: c.createdAt.toISOString(),
-    }));
+  checkpoints(@CurrentActor() a: Actor, @Param('id') id: string): Promise<CheckpointInfo[]> {
+    return this.runs.checkpoints(a, id);
   }
 
   /** Log lines after id `after` (for tailing); `warnings=1`: only the warnings (lines with a code). */
   @Get(':id/logs')
-  async logs(@CurrentActor() a: Actor, @Param('id') id: string, @Query() query: unknown) {
-    await this.runs.find(a, id);
-    const { after, warnings } = parseInput(logsQuerySchema, query, 'query');
-    const from = after !== undefined ? BigInt(after) : 0n;
-    const rows = await this.db.runLog.findMany({
-      where: { runId: id, id: { gt: from }, ...(warnings === '1' || warnings === 'true' ? { code: { not: null } } : {}) },
-      orderBy: { id: 'asc' },
-      take: 1000,
-    });
-    return rows.map((l) => ({ id: String(l.id), level: l.level, code: l.code, message: l.message, at: l.at.toISOString() }));
+  logs(@CurrentActor() a: Actor, @Param('id') id: string, @Query() query: unknown): Promise<LogLine[]> {
+    return this.runs.logs(a, id, query);
   }
 
   @MinRole('member')

@@ -7,34 +7,51 @@ import {
   createRunSchema,
   isPresetName,
   listRunsQuerySchema,
+  logsQuerySchema,
   merge,
   updateRunSchema,
   validateRunConfig,
   ValidationError,
+  isFinishedStatus,
+  type CheckpointInfo,
+  type LogLine,
   type Page,
   type RunConfig,
+  type RunDetail,
   type RunProgress,
   type RunSummary,
 } from '@starpo/contracts';
-import { publishRunNotice, type Db, type Prisma, type Run, type RunQueue } from '@starpo/db';
+import {
+  baseModelNameTaken,
+  canTransition,
+  cancelRun,
+  deleteRun,
+  deletionRefusal,
+  findTeamRun,
+  initialRunStatus,
+  insertRun,
+  listTeamRuns,
+  metricSort,
+  pageByMetric,
+  teamRunsWhere,
+  publishRunNotice,
+  queuePosition,
+  resumeRun,
+  runCheckpoints,
+  runLogLines,
+  runSummaryMetrics,
+  runWarningCodes,
+  updateRunMetadata,
+  type Db,
+  type Run,
+  type RunQueue,
+} from '@starpo/db';
 import type { Actor } from './auth/actor.js';
 import { externalRunColumns } from './external-run.js';
-import { metricSort, pageByMetric } from './metric-sort.js';
-import { DB, QUEUE, SETTINGS, type ApiSettings } from './tokens.js';
-import { isUuid, likeLiteral, parseInput } from './validation.js';
+import { DB, QUEUE, SETTINGS, type ApiSettings } from './di-tokens.js';
+import { isUuid, parseInput } from './validation.js';
 
 const SUMMARY_KEYS = ['train/success', 'val/success', 'train/reward/mean', 'rollout/in_group_reward_std', 'train/entropy'];
-const FINISHED = new Set(['succeeded', 'failed', 'cancelled', 'stopped_early']);
-
-export type RunDetail = RunSummary & {
-  config: unknown;
-  /** The run's page on the dashboard (clients print it). */
-  webUrl: string;
-  notes: string;
-  error: string | null;
-  clonedFromId: string | null;
-  resumeCount: number;
-};
 
 @Injectable()
 export class RunsService {
@@ -50,22 +67,19 @@ export class RunsService {
     const columns = req.external
       ? externalRunColumns(req.config ?? {})
       : configColumns(buildRunConfig(req.preset, (req.config ?? {}) as never));
-    const run = await this.db.run.create({
-      data: {
-        teamId: actor.teamId,
-        ownerId: actor.userId,
-        kind: req.external ? 'external' : 'train',
-        status: req.external ? 'running' : 'queued',
-        startedAt: req.external ? new Date() : null,
-        heartbeatAt: req.external ? new Date() : null,
-        name:
-          req.name ??
-          `${req.preset ?? (req.external ? 'external' : 'custom')}-${columns.environment}-${new Date().toISOString().slice(0, 19)}`,
-        preset: req.preset && isPresetName(req.preset) ? PRESETS[req.preset].name : null,
-        tags: req.tags,
-        notes: req.notes,
-        ...columns,
-      },
+    const kind = req.external ? 'external' : 'train';
+    const run = await insertRun(this.db, {
+      teamId: actor.teamId,
+      ownerId: actor.userId,
+      kind,
+      ...initialRunStatus(kind),
+      name:
+        req.name ??
+        `${req.preset ?? (req.external ? 'external' : 'custom')}-${columns.environment}-${new Date().toISOString().slice(0, 19)}`,
+      preset: req.preset && isPresetName(req.preset) ? PRESETS[req.preset].name : null,
+      tags: req.tags,
+      notes: req.notes,
+      ...columns,
     });
     if (run.kind !== 'external') await this.dispatch(run);
     return this.detail(run);
@@ -74,22 +88,17 @@ export class RunsService {
   /** Queue a pretrain job that produces a base model named `name` for the team (409 if the name is taken). */
   async createPretrain(actor: Actor, body: unknown): Promise<RunDetail> {
     const req = parseInput(createBaseModelSchema, body);
-    const taken =
-      (await this.db.baseModel.findFirst({ where: { teamId: actor.teamId, name: req.name } })) ??
-      (await this.db.run.findFirst({
-        where: { teamId: actor.teamId, kind: 'pretrain', name: `pretrain ${req.name}`, status: { in: ['queued', 'running'] } },
-      }));
-    if (taken) throw new ConflictException(`a base model named "${req.name}" exists or is being pretrained`);
-    const run = await this.db.run.create({
-      data: {
-        teamId: actor.teamId,
-        ownerId: actor.userId,
-        kind: 'pretrain',
-        name: `pretrain ${req.name}`,
-        config: { pretrain: req },
-        environment: req.env,
-        algorithm: 'sft',
-      },
+    if (await baseModelNameTaken(this.db, actor.teamId, req.name))
+      throw new ConflictException(`a base model named "${req.name}" exists or is being pretrained`);
+    const run = await insertRun(this.db, {
+      teamId: actor.teamId,
+      ownerId: actor.userId,
+      kind: 'pretrain',
+      ...initialRunStatus('pretrain'),
+      name: `pretrain ${req.name}`,
+      config: { pretrain: req },
+      environment: req.env,
+      algorithm: 'sft',
     });
     await this.dispatch(run);
     return this.detail(run);
@@ -97,7 +106,7 @@ export class RunsService {
 
   /** A run of the caller's team, else 404 (another team's run is indistinguishable from none). */
   async find(actor: Actor, id: string): Promise<Run> {
-    const run = isUuid(id) ? await this.db.run.findFirst({ where: { id, teamId: actor.teamId } }) : null;
+    const run = isUuid(id) ? await findTeamRun(this.db, actor.teamId, id) : null;
     if (!run) throw new NotFoundException(`run ${id} not found`);
     return run;
   }
@@ -112,37 +121,15 @@ export class RunsService {
     const [field, dir] = q.sort.startsWith('-')
       ? [q.sort.slice(1) as 'createdAt' | 'name', 'desc' as const]
       : [q.sort as 'createdAt' | 'name', 'asc' as const];
-    const where: Prisma.RunWhereInput = {
-      teamId: actor.teamId,
-      ...(q.status?.length ? { status: { in: q.status } } : {}),
-      ...(q.environment ? { environment: q.environment } : {}),
-      ...(q.algorithm ? { algorithm: q.algorithm } : {}),
-      ...(q.owner ? { ownerId: q.owner } : {}),
-      ...(q.tag ? { tags: { has: q.tag } } : {}),
-      ...(q.q
-        ? {
-            OR: [
-              { name: { contains: likeLiteral(q.q), mode: 'insensitive' } },
-              { notes: { contains: likeLiteral(q.q), mode: 'insensitive' } },
-              { tags: { has: q.q } },
-            ],
-          }
-        : {}),
-    };
     const keys = [...new Set([...SUMMARY_KEYS, ...(q.metrics ?? []), ...(byMetric ? [byMetric.key] : [])])];
     if (byMetric) {
-      const { rows, nextCursor } = await pageByMetric(this.db, where, byMetric, q.limit, q.cursor);
+      const { rows, nextCursor } = await pageByMetric(this.db, teamRunsWhere(actor.teamId, q), byMetric, q.limit, q.cursor);
       return { items: await this.summaries(rows, keys), nextCursor };
     }
-    const cursor = q.cursor ? decodeCursor(q.cursor, field) : null;
-    const op = dir === 'desc' ? 'lt' : 'gt';
-    const after: Prisma.RunWhereInput | undefined = cursor
-      ? { OR: [{ [field]: { [op]: cursor.v } }, { [field]: cursor.v, id: { [op]: cursor.id } }] }
-      : undefined;
-    const rows = await this.db.run.findMany({
-      where: after ? { AND: [where, after] } : where,
-      orderBy: [{ [field]: dir }, { id: dir }],
-      take: q.limit + 1,
+    const rows = await listTeamRuns(this.db, actor.teamId, {
+      ...q,
+      sort: { field, dir },
+      after: q.cursor ? decodeCursor(q.cursor, field) : null,
     });
     const page = rows.slice(0, q.limit);
     const last = page.at(-1);
@@ -155,8 +142,8 @@ export class RunsService {
   /** The list's rows with the last values of `keys` and their warnings. */
   private async summaries(page: Run[], keys: string[]): Promise<RunSummary[]> {
     const ids = page.map((r) => r.id);
-    const sums = await this.db.metricSummary.findMany({ where: { runId: { in: ids }, key: { in: keys } } });
-    const warnings = await this.warningCodes(ids);
+    const sums = await runSummaryMetrics(this.db, ids, keys);
+    const warnings = await runWarningCodes(this.db, ids);
     return page.map((r) =>
       summary(
         r,
@@ -170,24 +157,14 @@ export class RunsService {
   async update(actor: Actor, id: string, body: unknown): Promise<RunDetail> {
     const req = parseInput(updateRunSchema, body);
     await this.find(actor, id);
-    return this.detail(await this.db.run.update({ where: { id }, data: req }));
+    return this.detail(await updateRunMetadata(this.db, id, req));
   }
 
   /** Queued: cancelled at once. Running: the worker stops at its next phase boundary and checkpoints. */
   async cancel(actor: Actor, id: string): Promise<RunDetail> {
     const run = await this.find(actor, id);
-    if (FINISHED.has(run.status)) throw new ConflictException(`run ${id} is ${run.status} already`);
-    const res = await this.db.run.updateMany({
-      where: { id, status: 'queued' },
-      data: { status: 'cancelled', stopReason: 'cancelled by user', finishedAt: new Date(), cancelRequestedAt: new Date() },
-    });
-    if (res.count === 0) {
-      const data: Prisma.RunUpdateManyMutationInput =
-        run.kind === 'external'
-          ? { status: 'cancelled', stopReason: 'cancelled by user', finishedAt: new Date() }
-          : { cancelRequestedAt: new Date() };
-      await this.db.run.updateMany({ where: { id, status: 'running' }, data });
-    }
+    if (!canTransition('cancel', run.status)) throw new ConflictException(`run ${id} is ${run.status} already`);
+    await cancelRun(this.db, run);
     await this.notifyStatus(id);
     return this.get(actor, id);
   }
@@ -198,17 +175,16 @@ export class RunsService {
     const checked = validateRunConfig(merge(src.config as RunConfig, req.config as never));
     if (!checked.ok) throw new ValidationError(checked.errors);
     const config = checked.config;
-    const run = await this.db.run.create({
-      data: {
-        teamId: actor.teamId,
-        ownerId: actor.userId,
-        name: req.name ?? `${src.name} (clone)`,
-        preset: src.preset,
-        tags: req.tags ?? src.tags,
-        notes: req.notes ?? src.notes,
-        ...configColumns(config),
-        clonedFromId: src.id,
-      },
+    const run = await insertRun(this.db, {
+      teamId: actor.teamId,
+      ownerId: actor.userId,
+      ...initialRunStatus('train'),
+      name: req.name ?? `${src.name} (clone)`,
+      preset: src.preset,
+      tags: req.tags ?? src.tags,
+      notes: req.notes ?? src.notes,
+      ...configColumns(config),
+      clonedFromId: src.id,
     });
     await this.dispatch(run);
     return this.detail(run);
@@ -218,36 +194,41 @@ export class RunsService {
   async resume(actor: Actor, id: string): Promise<RunDetail> {
     const run = await this.find(actor, id);
     if (run.kind === 'external') throw new ConflictException('an external run is fed by its own trainer; it cannot be resumed here');
-    const res = await this.db.run.updateMany({
-      where: { id, status: { in: ['failed', 'cancelled'] } },
-      data: {
-        status: 'queued',
-        stopReason: null,
-        error: null,
-        finishedAt: null,
-        cancelRequestedAt: null,
-        workerId: null,
-        resumeCount: { increment: 1 },
-      },
-    });
-    if (res.count === 0) throw new ConflictException(`run ${id} is ${run.status}; only failed or cancelled runs resume`);
+    if (!(await resumeRun(this.db, id))) throw new ConflictException(`run ${id} is ${run.status}; only failed or cancelled runs resume`);
     await this.dispatch(run);
     await this.notifyStatus(id);
     return this.get(actor, id);
   }
 
-  /**
-   * The run's owner or a team owner; a running run must be cancelled first (a cancel that its worker
-   * never honours, a dead or frozen one, still lets the run be deleted). Cascades to all its data;
-   * a worker still training it finds its lease gone and stops.
-   */
+  /** The run's owner or a team owner, when `deletionRefusal` allows; cascades to all its data. */
   async remove(actor: Actor, id: string): Promise<void> {
     const run = await this.find(actor, id);
     if (run.ownerId !== actor.userId && actor.role !== 'owner')
       throw new ForbiddenException('only the run owner or a team owner may delete it');
-    if (run.status === 'running' && run.kind !== 'external' && !run.cancelRequestedAt)
-      throw new ConflictException(`run ${id} is running; cancel it first`);
-    await this.db.run.delete({ where: { id } });
+    const refusal = deletionRefusal(run);
+    if (refusal) throw new ConflictException(`run ${id} ${refusal}`);
+    await deleteRun(this.db, id);
+  }
+
+  async checkpoints(actor: Actor, id: string): Promise<CheckpointInfo[]> {
+    await this.find(actor, id);
+    return (await runCheckpoints(this.db, id)).map((c) => ({
+      id: c.id,
+      step: c.step,
+      kind: c.kind,
+      format: c.format,
+      sizeBytes: Number(c.sizeBytes),
+      sha256: c.sha256,
+      createdAt: c.createdAt.toISOString(),
+    }));
+  }
+
+  /** Log lines after id `after` (for tailing); `warnings=1`: only the warnings (lines with a code). */
+  async logs(actor: Actor, id: string, query: unknown): Promise<LogLine[]> {
+    await this.find(actor, id);
+    const { after, warnings } = parseInput(logsQuerySchema, query, 'query');
+    const rows = await runLogLines(this.db, id, after !== undefined ? BigInt(after) : 0n, warnings === '1' || warnings === 'true');
+    return rows.map((l) => ({ id: String(l.id), level: l.level, code: l.code, message: l.message, at: l.at.toISOString() }));
   }
 
   /** Announce a queued run to the workers. A lost dispatch is re-sent by the workers' sweep, so this never fails a request. */
@@ -260,38 +241,12 @@ export class RunsService {
     await publishRunNotice(this.db, { run: id, type: 'status' }).catch(() => {});
   }
 
-  /** The warning codes each run raised (warnings are log lines with a code). */
-  private async warningCodes(runIds: string[]): Promise<Map<string, string[]>> {
-    const rows = runIds.length
-      ? await this.db.runLog.groupBy({
-          by: ['runId', 'code'],
-          where: { runId: { in: runIds }, code: { not: null } },
-          orderBy: { runId: 'asc' },
-        })
-      : [];
-    const out = new Map<string, string[]>();
-    for (const r of rows) out.set(r.runId, [...(out.get(r.runId) ?? []), r.code!]);
-    return out;
-  }
-
-  /** A queued run's place in the queue: the queued runs the workers will claim before it, plus one. */
-  private async queuePosition(run: Run): Promise<number | null> {
-    if (run.status !== 'queued') return null;
-    const ahead = await this.db.run.count({
-      where: {
-        status: 'queued',
-        kind: { not: 'external' },
-        OR: [{ createdAt: { lt: run.createdAt } }, { createdAt: run.createdAt, id: { lt: run.id } }],
-      },
-    });
-    return ahead + 1;
-  }
-
   async detail(run: Run): Promise<RunDetail> {
-    const sums = await this.db.metricSummary.findMany({ where: { runId: run.id, key: { in: SUMMARY_KEYS } } });
+    const sums = await runSummaryMetrics(this.db, [run.id], SUMMARY_KEYS);
+    const warnings = (await runWarningCodes(this.db, [run.id])).get(run.id);
     return {
-      ...summary(run, sums, this.settings.externalStaleMs, (await this.warningCodes([run.id])).get(run.id), await this.queuePosition(run)),
-      config: run.config,
+      ...summary(run, sums, this.settings.externalStaleMs, warnings, await queuePosition(this.db, run)),
+      config: run.config as Record<string, unknown>,
       webUrl: `${this.settings.webOrigin.split(',')[0]!.trim()}/runs/${run.id}`,
       notes: run.notes,
       error: run.error,
@@ -330,7 +285,7 @@ export function summary(
     kind: r.kind,
     ownerId: r.ownerId,
     status: silent ? 'crashed' : r.status,
-    cancelRequested: r.cancelRequestedAt !== null && !FINISHED.has(r.status),
+    cancelRequested: r.cancelRequestedAt !== null && !isFinishedStatus(r.status),
     stopReason: r.stopReason,
     environment: r.environment,
     algorithm: r.algorithm,

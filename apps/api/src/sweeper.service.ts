@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { startSweeper, type Db, type RunQueue } from '@starpo/db';
-import { DB, QUEUE } from './tokens.js';
+import { DB, QUEUE } from './di-tokens.js';
 
 /**
  * The API sweeps too, so a dead worker's run is requeued (or cancelled, when a cancel was asked for)

@@ -6,11 +6,12 @@ import {
   type ClaimExample,
   type DiagnosticsSummary,
   type Page,
+  type TrajectoryDetail,
   type TrajectorySummary,
 } from '@starpo/contracts';
 import type { Db, Prisma, Trajectory } from '@starpo/db';
 import type { Actor } from './auth/actor.js';
-import { DB } from './tokens.js';
+import { DB } from './di-tokens.js';
 import { isUuid, parseInput } from './validation.js';
 
 @Injectable()
@@ -49,7 +50,7 @@ export class TrajectoriesService {
   }
 
   /** One trajectory of the caller's team, with every turn and state snapshot (for replay). */
-  async get(actor: Actor, id: string) {
+  async get(actor: Actor, id: string): Promise<TrajectoryDetail> {
     const t = isUuid(id)
       ? await this.db.trajectory.findFirst({
           where: { id, run: { teamId: actor.teamId } },
@@ -57,7 +58,14 @@ export class TrajectoriesService {
         })
       : null;
     if (!t) throw new NotFoundException(`trajectory ${id} not found`);
-    return { ...trajectorySummary(t), finalSnapshot: t.finalSnapshot, turns: t.turns.map(({ trajectoryId: _, ...u }) => u) };
+    return {
+      ...trajectorySummary(t),
+      finalSnapshot: t.finalSnapshot,
+      turns: t.turns.map(({ trajectoryId: _, ...u }) => ({
+        ...u,
+        diagnostics: u.diagnostics as TrajectoryDetail['turns'][number]['diagnostics'],
+      })),
+    };
   }
 
   /**

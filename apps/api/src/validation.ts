@@ -10,6 +10,3 @@ export function parseInput<S extends z.ZodTypeAny>(schema: S, value: unknown, wh
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (s: string): boolean => UUID.test(s);
-
-/** `s` as a literal inside a LIKE/ILIKE pattern (Prisma's `contains` does not escape `%`, `_` or the escape character). */
-export const likeLiteral = (s: string): string => s.replace(/[\\%_]/g, '\\$&');

@@ -4,7 +4,7 @@ import { freshDatabase, type TestDatabase } from '@starpo/db/testing';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createApp } from '../src/bootstrap.js';
-import type { ApiSettings } from '../src/tokens.js';
+import type { ApiSettings } from '../src/di-tokens.js';
 
 export const WEB_ORIGIN = 'http://localhost:3000';
 

@@ -1,5 +1,5 @@
 'use client';
-import { progressLabel, type Page, type RunSummary } from '@starpo/contracts';
+import { progressLabel, RUN_STATUSES, type Page, type RunMetricSeries, type RunSummary, type TeamMember } from '@starpo/contracts';
 import { Fragment, useEffect, useMemo, useState } from 'react';
 import { algorithmLabel, duration, pct, when } from '../components/format';
 import { GatedLink } from '../components/Gated';
@@ -9,8 +9,6 @@ import { Progress, StatusBadge } from '../components/StatusBadge';
 import { useApi } from '../lib/api';
 import { denied } from '../lib/roles';
 import { apiSort, COLUMNS, groupRuns, parseView, viewQuery, type RunsView } from '../lib/runs-view';
-
-type Series = { runId: string; key: string; points: { step: number; value: number }[] };
 
 export default function RunsPage() {
   const { call, me } = useApi();
@@ -58,7 +56,7 @@ export default function RunsPage() {
   }, [call, query, me]);
   useEffect(() => {
     if (!me || !view?.cols.includes('owner')) return;
-    call<{ userId: string; name: string }[]>('GET', '/api/team/members')
+    call<TeamMember[]>('GET', '/api/team/members')
       .then((ms) => setOwners(Object.fromEntries(ms.map((m) => [m.userId, m.name]))))
       .catch(() => {});
   }, [call, me, view?.cols]);
@@ -66,7 +64,7 @@ export default function RunsPage() {
   const ids = page?.items.map((r) => r.id).join(',') ?? '';
   useEffect(() => {
     if (!ids) return;
-    call<Series[]>('GET', `/api/metrics?runs=${ids}&keys=val/success&maxPoints=40`)
+    call<RunMetricSeries[]>('GET', `/api/metrics?runs=${ids}&keys=val/success&maxPoints=40`)
       .then((s) => setSpark(Object.fromEntries(s.map((x) => [x.runId, x.points.map((p) => p.value)]))))
       .catch(() => {});
   }, [call, ids, page?.items.map((r) => r.currentStep).join(',')]);
@@ -119,7 +117,7 @@ export default function RunsPage() {
         <input aria-label="search" placeholder="Search name, notes, tag" value={view.q} onChange={setFilter('q')} />
         <select aria-label="status" value={view.status} onChange={setFilter('status')}>
           <option value="">any status</option>
-          {['queued', 'running', 'succeeded', 'failed', 'cancelled', 'stopped_early'].map((s) => (
+          {RUN_STATUSES.map((s) => (
             <option key={s}>{s}</option>
           ))}
         </select>

@@ -1,5 +1,12 @@
 'use client';
-import { RUN_WARNING_CODES, estimateRemainingSeconds, progressLabel, type LogEvent, type RunProgress } from '@starpo/contracts';
+import {
+  RUN_WARNING_CODES,
+  estimateRemainingSeconds,
+  progressLabel,
+  type LogEvent,
+  type LogLine,
+  type RunProgress,
+} from '@starpo/contracts';
 import { useEffect, useState } from 'react';
 import { useApi, useGet } from '../lib/api';
 
@@ -83,7 +90,7 @@ export const warningTitle = (code: string) => WARNING_TITLES[code as keyof typeo
 /** The run's warnings (log lines with a code), newest first, live. */
 export function WarningsPanel({ runId, codes }: { runId: string; codes: string[] }) {
   // fetched again when a new code appears
-  const { data } = useGet<LogEvent[]>(`/api/runs/${runId}/logs?warnings=1`, [codes.join(',')]);
+  const { data } = useGet<LogLine[]>(`/api/runs/${runId}/logs?warnings=1`, [codes.join(',')]);
   if (!codes.length || !data?.length) return null;
   return (
     <div className="panel warnings" role="alert" data-testid="run-warnings">
@@ -102,7 +109,7 @@ export function WarningsPanel({ runId, codes }: { runId: string; codes: string[]
 /** Live log lines of a run: what the API has, then what the socket brings. */
 export function LogsTab({ runId }: { runId: string }) {
   const { socket } = useApi();
-  const { data, error } = useGet<LogEvent[]>(`/api/runs/${runId}/logs`);
+  const { data, error } = useGet<LogLine[]>(`/api/runs/${runId}/logs`);
   const [live, setLive] = useState<LogEvent[]>([]);
   useEffect(() => {
     const s = socket();

@@ -1,13 +1,12 @@
 'use client';
-import type { MetricsEvent, SubscribeAck } from '@starpo/contracts';
+import type { MetricsEvent, RunMetricSeries, SubscribeAck } from '@starpo/contracts';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useApi } from '../lib/api';
 import { Chart, COLORS, type ChartSeries } from './Chart';
 import { groupKeys } from './chart-groups';
 import { useChartSettings } from './chart-settings';
 
-type Point = { step: number; value: number; time: number };
-type Series = { runId: string; key: string; points: Point[] };
+type Point = RunMetricSeries['points'][number];
 
 /**
  * Every chart group for one or more runs: loaded downsampled from the API, then extended live
@@ -31,7 +30,7 @@ export function RunCharts({ runs, live = true, only }: { runs: { id: string; lab
   useEffect(() => {
     if (!ids) return;
     setLoaded(false);
-    call<Series[]>('GET', `/api/metrics?runs=${ids}&maxPoints=600`)
+    call<RunMetricSeries[]>('GET', `/api/metrics?runs=${ids}&maxPoints=600`)
       .then((series) => {
         setData(new Map(series.map((s) => [`${s.runId} ${s.key}`, s.points])));
         setLoaded(true);

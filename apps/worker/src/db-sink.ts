@@ -2,7 +2,7 @@ import {
   insertTrajectories,
   pgText,
   releaseRun,
-  updateRunFenced,
+  reportRunStatus,
   publishRunNotice,
   retryWhileDown,
   storeCheckpointFile,
@@ -13,8 +13,6 @@ import {
 } from '@starpo/db';
 import type { RunProgress, RunWarning } from '@starpo/contracts';
 import { trajectoryRecord, type CheckpointPayload, type RunStatus, type Trajectory, type TrainSink } from '@starpo/trainer';
-
-const FINISHED: RunStatus[] = ['succeeded', 'failed', 'cancelled', 'stopped_early'];
 
 /** Stop reason of a run stopped because its worker is shutting down: the run goes back to the queue, not to `cancelled`. */
 export const WORKER_SHUTDOWN = 'worker shutting down';
@@ -50,18 +48,7 @@ export class DbSink implements TrainSink {
       await this.notify({ type: 'status' });
       return;
     }
-    const done = FINISHED.includes(u.status);
-    await this.retry(() =>
-      updateRunFenced(this.db, this.runId, lease, {
-        status: u.status,
-        currentStep: u.step,
-        totalSteps: u.totalSteps,
-        heartbeatAt: new Date(),
-        ...(u.stopReason !== undefined ? { stopReason: u.stopReason } : {}),
-        ...(u.error !== undefined ? { error: pgText(u.error) } : {}),
-        ...(done ? { finishedAt: new Date() } : {}),
-      }),
-    );
+    await this.retry(() => reportRunStatus(this.db, this.runId, lease, u));
     await this.notify({ type: 'status' });
   }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RunProgress } from './run-activity.js';
+import { EXTERNAL_FINAL_STATUSES, RUN_STATUSES, type RunDisplayStatus } from './run-status.js';
 import { INT32_MAX, INT32_MIN, INT64_MAX, MAX_UNIX_SECONDS } from './storable.js';
 
 /** POST /api/runs body: a preset plus overrides (any RunConfig subset), with metadata. */
@@ -20,11 +21,6 @@ export const createRunSchema = z
     message: 'name a preset or give an explicit config ({} for the defaults)',
   });
 export type CreateRunRequest = z.infer<typeof createRunSchema>;
-
-export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'stopped_early'] as const;
-export type RunStatusName = (typeof RUN_STATUSES)[number];
-/** Shown, never stored: an external run whose trainer has sent nothing for a while (its next ingestion revives it). */
-export type RunDisplayStatus = RunStatusName | 'crashed';
 
 export interface RunSummary {
   id: string;
@@ -342,9 +338,7 @@ export const logsQuerySchema = z
   .strict();
 
 /** POST /api/runs/:id/ingest/finish: an external run's final status. */
-export const finishRunSchema = z
-  .object({ status: z.enum(['succeeded', 'failed', 'stopped_early']), stopReason: z.string().max(500).optional() })
-  .strict();
+export const finishRunSchema = z.object({ status: z.enum(EXTERNAL_FINAL_STATUSES), stopReason: z.string().max(500).optional() }).strict();
 
 /** POST /api/base-models: queue a warm-start pretrain job (the worker stores the model and registers it). */
 export const createBaseModelSchema = z

@@ -1,5 +1,5 @@
 import type { Db } from './client.js';
-import { queuedRuns, sweepStaleRuns, type SweepResult } from './queries/runs.js';
+import { queuedRuns, sweepStaleRuns, type SweepResult } from './run-state.js';
 
 export interface SweeperOptions {
   /** A run whose heartbeat is older than this is requeued (or cancelled, when a cancel was requested). */

@@ -12,7 +12,7 @@ import {
   type Me,
 } from '@starpo/contracts';
 import type { Response } from 'express';
-import { SETTINGS, type ApiSettings } from '../tokens.js';
+import { SETTINGS, type ApiSettings } from '../di-tokens.js';
 import { parseInput } from '../validation.js';
 import { CurrentActor, MinRole, Public, type Actor } from './actor.js';
 import { AuthService, SESSION_COOKIE, SESSION_TTL_MS } from './auth.service.js';

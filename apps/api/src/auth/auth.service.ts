@@ -7,9 +7,9 @@ import {
   NotFoundException,
   UnauthorizedException,
 } from '@nestjs/common';
-import type { Me, RoleName } from '@starpo/contracts';
+import type { CreatedInvite, CreatedToken, InviteInfo, Me, RoleName, TeamMember, TokenInfo } from '@starpo/contracts';
 import type { Db } from '@starpo/db';
-import { DB } from '../tokens.js';
+import { DB } from '../di-tokens.js';
 import type { Actor } from './actor.js';
 import { publishAccessChange } from './access-notice.js';
 import { hashPassword, hashSecret, newSecret, verifyPassword } from './secrets.js';
@@ -152,7 +152,7 @@ export class AuthService {
     return null;
   }
 
-  async createInvite(actor: Actor, role: RoleName, email: string | undefined, hours: number) {
+  async createInvite(actor: Actor, role: RoleName, email: string | undefined, hours: number): Promise<CreatedInvite> {
     const token = newSecret('inv_');
     const invite = await this.db.invite.create({
       data: {
@@ -167,7 +167,7 @@ export class AuthService {
   }
 
   /** Invites not yet accepted, newest first, expired ones included so an owner sees why a link failed. */
-  async invites(actor: Actor) {
+  async invites(actor: Actor): Promise<InviteInfo[]> {
     const rows = await this.db.invite.findMany({ where: { teamId: actor.teamId, acceptedAt: null }, orderBy: { createdAt: 'desc' } });
     return rows.map((i) => ({
       id: i.id,
@@ -185,7 +185,7 @@ export class AuthService {
     if (n.count === 0) throw new NotFoundException(`invite ${id} not found`);
   }
 
-  async members(actor: Actor) {
+  async members(actor: Actor): Promise<TeamMember[]> {
     const rows = await this.db.membership.findMany({
       where: { teamId: actor.teamId },
       include: { user: true },
@@ -200,7 +200,7 @@ export class AuthService {
     }));
   }
 
-  async setRole(actor: Actor, userId: string, role: RoleName) {
+  async setRole(actor: Actor, userId: string, role: RoleName): Promise<TeamMember | undefined> {
     const m = await this.db.membership.findUnique({ where: { userId_teamId: { userId, teamId: actor.teamId } } }).catch(() => null);
     if (!m) throw new NotFoundException(`member ${userId} not found`);
     if (
@@ -214,7 +214,7 @@ export class AuthService {
     return (await this.members(actor)).find((x) => x.userId === userId);
   }
 
-  async createToken(actor: Actor, name: string) {
+  async createToken(actor: Actor, name: string): Promise<CreatedToken> {
     const token = newSecret(TOKEN_PREFIX);
     const row = await this.db.apiToken.create({
       data: { userId: actor.userId, teamId: actor.teamId, name, tokenHash: hashSecret(token), prefix: token.slice(0, 10) },
@@ -222,7 +222,7 @@ export class AuthService {
     return { ...tokenView(row), token };
   }
 
-  async tokens(actor: Actor) {
+  async tokens(actor: Actor): Promise<TokenInfo[]> {
     const rows = await this.db.apiToken.findMany({ where: { userId: actor.userId, teamId: actor.teamId }, orderBy: { createdAt: 'desc' } });
     return rows.map(tokenView);
   }
@@ -242,7 +242,14 @@ export class AuthService {
   }
 }
 
-function tokenView(t: { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null }) {
+function tokenView(t: {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}): TokenInfo {
   return {
     id: t.id,
     name: t.name,

@@ -15,7 +15,7 @@ import { z } from 'zod';
 import type { Server, Socket } from 'socket.io';
 import type { Actor } from '../auth/actor.js';
 import { AuthService, SESSION_COOKIE } from '../auth/auth.service.js';
-import { DB } from '../tokens.js';
+import { DB } from '../di-tokens.js';
 import { PgListener } from './pg-listener.js';
 
 const subscribeSchema = z.object({ runId: z.string().uuid(), afterStep: z.number().int().min(-1).optional() }).strict();

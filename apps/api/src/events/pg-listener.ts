@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { EVENTS_CHANNEL, type AccessNotice, type RunNotice } from '@starpo/contracts';
 import pg from 'pg';
-import { SETTINGS, type ApiSettings } from '../tokens.js';
+import { SETTINGS, type ApiSettings } from '../di-tokens.js';
 
 type Handler = (notice: RunNotice | AccessNotice) => void;
 

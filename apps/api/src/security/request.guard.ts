@@ -1,7 +1,7 @@
 import { ForbiddenException, HttpException, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { storableIssues, ValidationError } from '@starpo/contracts';
 import type { Request } from 'express';
-import { SETTINGS, type ApiSettings } from '../tokens.js';
+import { SETTINGS, type ApiSettings } from '../di-tokens.js';
 import { originRefusal, parseOrigins } from './origin.js';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -1,21 +1,19 @@
 'use client';
-import { configDiff } from '@starpo/contracts';
+import { configDiff, type RunDetail } from '@starpo/contracts';
 import { useSearchParams } from 'next/navigation';
 import { Suspense, useEffect, useMemo, useState } from 'react';
 import { RunCharts } from '../../components/RunCharts';
 import { useApi } from '../../lib/api';
 import { getPath } from '../../lib/paths';
 
-type Run = { id: string; name: string; status: string; config: Record<string, unknown> };
-
 function Compare() {
   const params = useSearchParams();
   const { call } = useApi();
   const ids = useMemo(() => (params.get('runs') ?? '').split(',').filter(Boolean), [params]);
-  const [runs, setRuns] = useState<Run[]>([]);
+  const [runs, setRuns] = useState<RunDetail[]>([]);
   const [error, setError] = useState('');
   useEffect(() => {
-    Promise.all(ids.map((id) => call<Run>('GET', `/api/runs/${id}`)))
+    Promise.all(ids.map((id) => call<RunDetail>('GET', `/api/runs/${id}`)))
       .then(setRuns)
       .catch((e: Error) => setError(e.message));
   }, [call, ids]);

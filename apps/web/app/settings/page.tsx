@@ -1,5 +1,5 @@
 'use client';
-import { ROLES, type RoleName } from '@starpo/contracts';
+import { ROLES, type CreatedInvite, type InviteInfo, type RoleName, type TeamMember } from '@starpo/contracts';
 import { useState, type FormEvent } from 'react';
 import { CopyField } from '../../components/CopyField';
 import { when } from '../../components/format';
@@ -7,22 +7,6 @@ import { SettingsNav } from '../../components/SettingsNav';
 import { useApi, useGet } from '../../lib/api';
 import { denied } from '../../lib/roles';
 import { useAction } from '../../lib/use-action';
-
-interface Member {
-  userId: string;
-  email: string;
-  name: string;
-  role: RoleName;
-  joinedAt: string;
-}
-interface Invite {
-  id: string;
-  role: RoleName;
-  email: string | null;
-  createdAt: string;
-  expiresAt: string;
-  expired: boolean;
-}
 
 const EXPIRY = [
   { hours: 24, label: '1 day' },
@@ -33,11 +17,11 @@ const EXPIRY = [
 /** The team: who is in it with which role, and (for owners) role changes and invite links. */
 export default function TeamSettingsPage() {
   const { me, call, refreshMe } = useApi();
-  const members = useGet<Member[]>(me ? '/api/team/members' : null);
+  const members = useGet<TeamMember[]>(me ? '/api/team/members' : null);
   const ownerReason = denied(me, 'manageTeam');
   const { error, run } = useAction();
 
-  const setRole = (m: Member, role: RoleName) =>
+  const setRole = (m: TeamMember, role: RoleName) =>
     run(async () => {
       await call('PATCH', `/api/team/members/${m.userId}`, { role });
       if (m.userId === me?.user.id) await refreshMe();
@@ -105,7 +89,7 @@ export default function TeamSettingsPage() {
 
 function Invites() {
   const { call } = useApi();
-  const invites = useGet<Invite[]>('/api/team/invites');
+  const invites = useGet<InviteInfo[]>('/api/team/invites');
   const [form, setForm] = useState({ role: 'member' as RoleName, email: '', hours: 168 });
   const [created, setCreated] = useState<{ link: string; role: RoleName; expiresAt: string } | null>(null);
   const { error, run } = useAction();
@@ -113,7 +97,7 @@ function Invites() {
   function create(e: FormEvent) {
     e.preventDefault();
     void run(async () => {
-      const inv = await call<{ token: string; role: RoleName; expiresAt: string }>('POST', '/api/team/invites', {
+      const inv = await call<CreatedInvite>('POST', '/api/team/invites', {
         role: form.role,
         expiresInHours: form.hours,
         ...(form.email.trim() ? { email: form.email.trim() } : {}),

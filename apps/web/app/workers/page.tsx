@@ -1,29 +1,18 @@
 'use client';
+import type { WorkerInfo } from '@starpo/contracts';
 import { useEffect } from 'react';
 import { when } from '../../components/format';
 import { useGet } from '../../lib/api';
 
-type Worker = {
-  id: string;
-  name: string;
-  host: string;
-  backend: string;
-  device: string;
-  hasGpu: boolean;
-  status: string;
-  currentRun: { id: string | null; name: string } | null;
-  lastHeartbeat: string;
-};
-
 export default function WorkersPage() {
-  const { data, error, reload } = useGet<Worker[]>('/api/workers');
+  const { data, error, reload } = useGet<WorkerInfo[]>('/api/workers');
   useEffect(() => {
     const t = setInterval(reload, 5000);
     return () => clearInterval(t);
   }, []);
   if (error) return <p className="error">{error.message}</p>;
   if (!data) return <p className="muted">Loading…</p>;
-  const online = (w: Worker) => w.status !== 'offline' && Date.now() - Date.parse(w.lastHeartbeat) < 60_000;
+  const online = (w: WorkerInfo) => w.status !== 'offline' && Date.now() - Date.parse(w.lastHeartbeat) < 60_000;
   return (
     <div>
       <h1>Workers</h1>

@@ -73,3 +73,24 @@ export async function* streamCheckpointFile(db: Db, checkpointId: string): Async
   if (hash.digest('hex') !== ck.sha256 || size !== Number(ck.sizeBytes))
     throw new Error(`checkpoint ${checkpointId} is corrupt (sha256 mismatch)`);
 }
+
+/** A run's checkpoint files, newest step first. */
+export function runCheckpoints(db: Db, runId: string) {
+  return db.checkpoint.findMany({ where: { runId }, orderBy: [{ step: 'desc' }, { kind: 'asc' }] });
+}
+
+/** A checkpoint file of a run of `teamId`, else null. */
+export function findTeamCheckpoint(db: Db, teamId: string, id: string) {
+  return db.checkpoint.findFirst({ where: { id, run: { teamId } } });
+}
+
+/** The step a run's archive serves by default: its latest complete checkpoint (state.json is written last), else its latest step. */
+export async function latestArchiveStep(db: Db, runId: string): Promise<number | undefined> {
+  const complete = await db.checkpoint.findFirst({ where: { runId, kind: 'state.json' }, orderBy: { step: 'desc' } });
+  return (complete ?? (await db.checkpoint.findFirst({ where: { runId }, orderBy: { step: 'desc' } })))?.step;
+}
+
+/** The files of one checkpoint step, by name. */
+export function checkpointStepFiles(db: Db, runId: string, step: number) {
+  return db.checkpoint.findMany({ where: { runId, step }, orderBy: { kind: 'asc' } });
+}

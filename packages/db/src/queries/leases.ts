@@ -50,24 +50,3 @@ export async function updateRunFenced(
   if (lease !== undefined) throw new LeaseLostError(runId, lease);
   throw new Error(`run ${runId} not found`);
 }
-
-/**
- * The owner hands its run back (shutdown): queued again for any worker, or `cancelled` when a cancel
- * was requested meanwhile. The epoch rises, so nothing more is accepted from this lease.
- */
-export async function releaseRun(db: Db, runId: string, lease: number, step?: number): Promise<'queued' | 'cancelled'> {
-  const rows = await db.$queryRawUnsafe<{ status: 'queued' | 'cancelled' }[]>(
-    `UPDATE runs SET
-       status = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled'::"RunStatus" ELSE 'queued'::"RunStatus" END,
-       stop_reason = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled by user' ELSE NULL END,
-       finished_at = CASE WHEN cancel_requested_at IS NOT NULL THEN now() ELSE NULL END,
-       resume_count = resume_count + CASE WHEN cancel_requested_at IS NOT NULL THEN 0 ELSE 1 END,
-       current_step = COALESCE($3::int, current_step), worker_id = NULL, lease_epoch = lease_epoch + 1, updated_at = now()
-     WHERE id = $1::uuid AND lease_epoch = $2 RETURNING status::text AS status`,
-    runId,
-    lease,
-    step ?? null,
-  );
-  if (!rows[0]) throw new LeaseLostError(runId, lease);
-  return rows[0].status;
-}

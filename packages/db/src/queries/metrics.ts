@@ -230,3 +230,21 @@ export async function downsampledSeries(
     return { runId: r.run_id, key: r.key, points: [...byStep.values()].sort((a, b) => a.step - b.step) };
   });
 }
+
+/** Every point of the runs' series (all keys when `keys` is empty) in a step range, ordered by run, key and step. */
+export function metricPoints(db: Db, runIds: string[], keys: string[], from?: number, to?: number) {
+  return db.metricPoint.findMany({
+    where: {
+      runId: { in: runIds },
+      ...(keys.length ? { key: { in: keys } } : {}),
+      ...(from !== undefined || to !== undefined ? { step: { gte: from, lte: to } } : {}),
+    },
+    orderBy: [{ runId: 'asc' }, { key: 'asc' }, { step: 'asc' }],
+  });
+}
+
+/** The metric keys a run has, sorted. */
+export async function metricKeys(db: Db, runId: string): Promise<string[]> {
+  const rows = await db.metricSummary.findMany({ where: { runId }, select: { key: true }, orderBy: { key: 'asc' } });
+  return rows.map((r) => r.key);
+}

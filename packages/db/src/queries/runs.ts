@@ -1,72 +1,131 @@
+import type { RunStatusName } from '@starpo/contracts';
 import type { Db } from '../client.js';
-import type { Run } from '../generated/prisma/client.js';
+import type { Prisma, Run } from '../generated/prisma/client.js';
 
-/**
- * Take a run: $1 = worker id, $2 = whether the worker has a GPU (a GPU run only goes to one).
- * Each claim raises the run's lease epoch, so writes of any earlier owner are refused from now on.
- */
-const CLAIM = `UPDATE runs SET status = 'running', worker_id = $1::uuid, heartbeat_at = now(), started_at = COALESCE(started_at, now()),
-  lease_epoch = lease_epoch + 1, updated_at = now()`;
-const CLAIMABLE = `status = 'queued' AND kind IN ('train', 'pretrain') AND (NOT needs_gpu OR $2)`;
+/** Reads and metadata writes of runs for the API; status changes live in run-state.ts. */
 
-async function claimed(db: Db, sql: string, ...params: unknown[]): Promise<Run | null> {
-  const rows = await db.$queryRawUnsafe<{ id: string }[]>(`${sql} RETURNING id`, ...params);
-  return rows[0] ? db.run.findUnique({ where: { id: rows[0].id } }) : null;
+/** A run of `teamId`, else null (another team's run is indistinguishable from none). */
+export function findTeamRun(db: Db, teamId: string, id: string): Promise<Run | null> {
+  return db.run.findFirst({ where: { id, teamId } });
 }
 
-/**
- * Atomically claim the oldest queued training run this worker may take, with FOR UPDATE SKIP
- * LOCKED so any number of workers can poll one database (polling without the queue).
- */
-export function claimNextRun(db: Db, workerId: string, hasGpu: boolean): Promise<Run | null> {
-  return claimed(
-    db,
-    `${CLAIM} WHERE id = (SELECT id FROM runs WHERE ${CLAIMABLE} ORDER BY created_at FOR UPDATE SKIP LOCKED LIMIT 1)`,
-    workerId,
-    hasGpu,
-  );
+/** Insert a run row (its status from `initialRunStatus`). */
+export function insertRun(db: Db, data: Prisma.RunUncheckedCreateInput): Promise<Run> {
+  return db.run.create({ data });
 }
 
-/** Claim one specific queued run (after a queue dispatch named it); null if it is no longer queued or needs a GPU we lack. */
-export function claimRun(db: Db, runId: string, workerId: string, hasGpu: boolean): Promise<Run | null> {
-  return claimed(db, `${CLAIM} WHERE id = $3::uuid AND ${CLAIMABLE}`, workerId, hasGpu, runId);
+/** Name, tags, notes. */
+export function updateRunMetadata(db: Db, id: string, data: { name?: string; tags?: string[]; notes?: string }): Promise<Run> {
+  return db.run.update({ where: { id }, data });
 }
 
-export interface SweepResult {
-  /** Runs whose worker stopped heartbeating, back in the queue (they resume from their last checkpoint). */
-  requeued: string[];
-  /** Runs whose worker stopped heartbeating after a cancel was asked for: cancelled, never requeued. */
-  cancelled: string[];
+/** Delete a run and, by cascade, all its data. */
+export async function deleteRun(db: Db, id: string): Promise<void> {
+  await db.run.delete({ where: { id } });
 }
 
-/**
- * Runs whose worker stopped heartbeating for `staleAfterMs` go back to the queue, or end `cancelled`
- * when a cancel was requested. The lease epoch rises, so the old owner can no longer write.
- */
-export async function sweepStaleRuns(db: Db, staleAfterMs: number): Promise<SweepResult> {
-  const rows = await db.$queryRawUnsafe<{ id: string; status: string }[]>(
-    `UPDATE runs SET
-       status = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled'::"RunStatus" ELSE 'queued'::"RunStatus" END,
-       stop_reason = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled by user' ELSE stop_reason END,
-       finished_at = CASE WHEN cancel_requested_at IS NOT NULL THEN now() ELSE finished_at END,
-       resume_count = resume_count + CASE WHEN cancel_requested_at IS NOT NULL THEN 0 ELSE 1 END,
-       worker_id = NULL, lease_epoch = lease_epoch + 1, updated_at = now()
-     WHERE status = 'running' AND kind IN ('train', 'pretrain') AND heartbeat_at < now() - ($1::int * interval '1 millisecond')
-     RETURNING id, status::text`,
-    staleAfterMs,
-  );
+export interface RunListFilter {
+  status?: RunStatusName[];
+  environment?: string;
+  algorithm?: string;
+  owner?: string;
+  tag?: string;
+  /** Substring of the name or notes (any case), or an exact tag. */
+  q?: string;
+  sort: { field: 'createdAt' | 'name'; dir: 'asc' | 'desc' };
+  /** Rows after this one in the sort order (keyset pagination). */
+  after?: { v: string | Date; id: string } | null;
+  limit: number;
+}
+
+/** `s` as a literal inside a LIKE/ILIKE pattern (Prisma's `contains` does not escape `%`, `_` or the escape character). */
+export const likeLiteral = (s: string): string => s.replace(/[\\%_]/g, '\\$&');
+
+/** The team's runs that pass the list's filters (status, environment, algorithm, owner, tag, search). */
+export function teamRunsWhere(teamId: string, f: Omit<RunListFilter, 'sort' | 'after' | 'limit'>): Prisma.RunWhereInput {
   return {
-    requeued: rows.filter((r) => r.status === 'queued').map((r) => r.id),
-    cancelled: rows.filter((r) => r.status === 'cancelled').map((r) => r.id),
+    teamId,
+    ...(f.status?.length ? { status: { in: f.status } } : {}),
+    ...(f.environment ? { environment: f.environment } : {}),
+    ...(f.algorithm ? { algorithm: f.algorithm } : {}),
+    ...(f.owner ? { ownerId: f.owner } : {}),
+    ...(f.tag ? { tags: { has: f.tag } } : {}),
+    ...(f.q
+      ? {
+          OR: [
+            { name: { contains: likeLiteral(f.q), mode: 'insensitive' } },
+            { notes: { contains: likeLiteral(f.q), mode: 'insensitive' } },
+            { tags: { has: f.q } },
+          ],
+        }
+      : {}),
   };
 }
 
-/** Queued runs (oldest first), for re-announcing dispatches that were lost. */
-export async function queuedRuns(db: Db, limit = 100): Promise<{ id: string; needsGpu: boolean }[]> {
+/** A page of the team's runs, plus one more row when another page follows. */
+export function listTeamRuns(db: Db, teamId: string, f: RunListFilter): Promise<Run[]> {
+  const { field, dir } = f.sort;
+  const where = teamRunsWhere(teamId, f);
+  const op = dir === 'desc' ? 'lt' : 'gt';
+  const after: Prisma.RunWhereInput | undefined = f.after
+    ? { OR: [{ [field]: { [op]: f.after.v } }, { [field]: f.after.v, id: { [op]: f.after.id } }] }
+    : undefined;
   return db.run.findMany({
-    where: { status: 'queued', kind: { in: ['train', 'pretrain'] } },
-    orderBy: { createdAt: 'asc' },
-    take: limit,
-    select: { id: true, needsGpu: true },
+    where: after ? { AND: [where, after] } : where,
+    orderBy: [{ [field]: dir }, { id: dir }],
+    take: f.limit + 1,
   });
+}
+
+/** Summary rows (latest and best value) of `keys` for the runs. */
+export function runSummaryMetrics(db: Db, runIds: string[], keys: string[]) {
+  return db.metricSummary.findMany({ where: { runId: { in: runIds }, key: { in: keys } } });
+}
+
+/** The warning codes each run raised (warnings are log lines with a code). */
+export async function runWarningCodes(db: Db, runIds: string[]): Promise<Map<string, string[]>> {
+  const rows = runIds.length
+    ? await db.runLog.groupBy({
+        by: ['runId', 'code'],
+        where: { runId: { in: runIds }, code: { not: null } },
+        orderBy: { runId: 'asc' },
+      })
+    : [];
+  const out = new Map<string, string[]>();
+  for (const r of rows) out.set(r.runId, [...(out.get(r.runId) ?? []), r.code!]);
+  return out;
+}
+
+/** A queued run's place in the queue: the queued runs the workers will claim before it, plus one. */
+export async function queuePosition(db: Db, run: Pick<Run, 'id' | 'status' | 'createdAt'>): Promise<number | null> {
+  if (run.status !== 'queued') return null;
+  const ahead = await db.run.count({
+    where: {
+      status: 'queued',
+      kind: { not: 'external' },
+      OR: [{ createdAt: { lt: run.createdAt } }, { createdAt: run.createdAt, id: { lt: run.id } }],
+    },
+  });
+  return ahead + 1;
+}
+
+/** Log lines of a run after id `after` (for tailing), at most 1,000; `warningsOnly`: the lines with a code. */
+export function runLogLines(db: Db, runId: string, after: bigint, warningsOnly: boolean) {
+  return db.runLog.findMany({
+    where: { runId, id: { gt: after }, ...(warningsOnly ? { code: { not: null } } : {}) },
+    orderBy: { id: 'asc' },
+    take: 1000,
+  });
+}
+
+/** Of `ids`, the runs that belong to `teamId`. */
+export async function teamRunIds(db: Db, teamId: string, ids: string[]): Promise<string[]> {
+  const rows = await db.run.findMany({ where: { id: { in: ids }, teamId }, select: { id: true } });
+  return rows.map((r) => r.id);
+}
+
+/** An external run's ingestion counts as its heartbeat and advances its step (never backwards). */
+export async function touchExternalRun(db: Db, id: string, step: number): Promise<void> {
+  await db.run.update({ where: { id }, data: { heartbeatAt: new Date() } });
+  await db.run.updateMany({ where: { id, currentStep: { lt: step } }, data: { currentStep: step } });
 }

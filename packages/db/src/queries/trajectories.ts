@@ -1,25 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { StoredTurnFields } from '@starpo/contracts';
 import type { Db } from '../client.js';
 import { assertLease } from './leases.js';
 import { pgJson, pgText } from './pg-text.js';
 
-export interface TurnInput {
-  index: number;
-  observation: string;
+export interface TurnInput extends StoredTurnFields {
   snapshot: unknown;
-  rawReply: string;
-  think: string;
-  answer: string;
-  parsedActions: string[];
-  validActions: string[];
-  formatOk: boolean;
-  effectiveCount: number;
-  reward: number;
-  done: boolean;
-  promptTokens: number;
-  responseTokens: number;
-  meanLogProb: number | null;
-  meanEntropy: number | null;
   advantage?: number | null;
   diagnostics?: unknown;
 }

@@ -1,7 +1,8 @@
-import type { RunProgress, RunWarning } from '@starpo/contracts';
+import type { RunProgress, RunWarning, TrainerRunStatus } from '@starpo/contracts';
 import type { Trajectory } from '../rollout/types.js';
 
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'stopped_early';
+/** The statuses a trainer reports (contracts own the list). */
+export type RunStatus = TrainerRunStatus;
 
 export interface CheckpointPayload {
   step: number;

@@ -1,7 +1,9 @@
 'use client';
-import { configDiff, PRESETS, buildRunConfig, type RunProgress, type StatusEvent } from '@starpo/contracts';
+import { isFinishedStatus, RESUMABLE_STATUSES, type RunDetail, type StatusEvent } from '@starpo/contracts';
 import { useParams, useRouter } from 'next/navigation';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useState } from 'react';
+import { CheckpointsTab } from '../../../components/CheckpointsTab';
+import { ConfigTab, SentConfig } from '../../../components/ConfigTab';
 import { algorithmLabel, duration, pct, when } from '../../../components/format';
 import { DiagnosticsTab } from '../../../components/DiagnosticsTab';
 import { Gated, GatedLink } from '../../../components/Gated';
@@ -13,33 +15,6 @@ import { LogsTab, PhaseProgress, WarningsPanel } from '../../../components/RunAc
 import { useApi, useGet } from '../../../lib/api';
 import { denied } from '../../../lib/roles';
 
-interface RunDetail {
-  id: string;
-  name: string;
-  kind: string;
-  status: string;
-  cancelRequested: boolean;
-  stopReason: string | null;
-  error: string | null;
-  environment: string;
-  algorithm: string;
-  preset: string | null;
-  tags: string[];
-  notes: string;
-  currentStep: number;
-  totalSteps: number;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  bestValSuccess: number | null;
-  latest: Record<string, number>;
-  config: Record<string, unknown>;
-  resumeCount: number;
-  warnings: string[];
-  progress: RunProgress | null;
-  queuePosition: number | null;
-  ownerId: string | null;
-}
 type Tab = 'charts' | 'trajectories' | 'diagnostics' | 'config' | 'checkpoints' | 'logs';
 type TrajectoryFilter = Partial<Record<'flag' | 'from' | 'to' | 'split', string>>;
 
@@ -86,7 +61,7 @@ export default function RunPage() {
       <div className="panel error">{error.status === 404 ? 'This run does not exist or belongs to another team.' : error.message}</div>
     );
   if (!run) return <p className="muted">Loading…</p>;
-  const finished = ['succeeded', 'failed', 'cancelled', 'stopped_early'].includes(run.status);
+  const finished = isFinishedStatus(run.status);
   const cancelling = !finished && (cancelClicked || run.cancelRequested);
   const validationEvery = Number((run.config.rollout as { validation?: { every?: number } } | undefined)?.validation?.every ?? 0);
 
@@ -110,7 +85,7 @@ export default function RunPage() {
             </button>
           </Gated>
         ) : null}
-        {['failed', 'cancelled'].includes(run.status) && run.kind === 'train' ? (
+        {(RESUMABLE_STATUSES as readonly string[]).includes(run.status) && run.kind === 'train' ? (
           <Gated reason={denied(me, 'resume')}>
             <button onClick={() => act(`/api/runs/${id}/resume`)} disabled={!!denied(me, 'resume')}>
               Resume
@@ -214,100 +189,5 @@ export default function RunPage() {
       {tab === 'checkpoints' ? <CheckpointsTab runId={id} base={base} /> : null}
       {tab === 'logs' ? <LogsTab runId={id} /> : null}
     </div>
-  );
-}
-
-/** An external run's config exactly as its trainer sent it (no defaults, nothing to compare against). */
-function SentConfig({ config }: { config: Record<string, unknown> }) {
-  return (
-    <div className="panel">
-      <h3>Config sent by the trainer</h3>
-      <pre className="config" data-testid="sent-config">
-        {JSON.stringify(config, null, 2)}
-      </pre>
-    </div>
-  );
-}
-
-function ConfigTab({ config, preset }: { config: Record<string, unknown>; preset: string | null }) {
-  const diff = useMemo(() => {
-    try {
-      return configDiff(config, buildRunConfig(preset && preset in PRESETS ? preset : undefined, { env: config.env as never }));
-    } catch {
-      return [];
-    }
-  }, [config, preset]);
-  return (
-    <div className="row">
-      <div className="panel">
-        <h3>Differences from {preset ?? 'the defaults'}</h3>
-        {diff.length ? (
-          <table>
-            <tbody>
-              {diff.map((d) => (
-                <tr key={d.path}>
-                  <td>
-                    <code>{d.path}</code>
-                  </td>
-                  <td>{JSON.stringify(d.value)}</td>
-                  <td className="muted">{JSON.stringify(d.reference)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : (
-          <p className="muted">none</p>
-        )}
-      </div>
-      <pre className="panel config grow">{JSON.stringify(config, null, 2)}</pre>
-    </div>
-  );
-}
-
-function CheckpointsTab({ runId, base }: { runId: string; base: string }) {
-  const { data, error } = useGet<{ id: string; step: number; kind: string; sizeBytes: number; sha256: string; createdAt: string }[]>(
-    `/api/runs/${runId}/checkpoints`,
-  );
-  if (error) return <p className="error">{error.message}</p>;
-  if (!data) return <p className="muted">Loading…</p>;
-  if (!data.length) return <div className="panel empty">No checkpoints yet.</div>;
-  // the step the archive serves: the latest complete one (state.json is written last), else the latest
-  const complete = data.filter((c) => c.kind === 'state.json');
-  const step = Math.max(...(complete.length ? complete : data).map((c) => c.step));
-  return (
-    <>
-      <p>
-        <a className="button primary" href={`${base}/api/runs/${runId}/checkpoints/archive`} data-testid="download-latest" download>
-          Download the latest checkpoint (step {step})
-        </a>{' '}
-        <span className="muted">all its files in one .tar with SHA256SUMS, streamed; each file is listed below</span>
-      </p>
-      <table>
-        <thead>
-          <tr>
-            <th>Step</th>
-            <th>File</th>
-            <th>Size</th>
-            <th>sha256</th>
-            <th>Saved</th>
-          </tr>
-        </thead>
-        <tbody>
-          {data.map((c) => (
-            <tr key={c.id}>
-              <td>{c.step}</td>
-              <td>
-                <a href={`${base}/api/checkpoints/${c.id}/download`}>{c.kind}</a>
-              </td>
-              <td>{(c.sizeBytes / 1024).toFixed(1)} KiB</td>
-              <td>
-                <code>{c.sha256.slice(0, 12)}…</code>
-              </td>
-              <td>{when(c.createdAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </>
   );
 }

@@ -7,7 +7,9 @@ import {
   SCRATCH_HINT,
   shippedBase,
   ValidationError,
+  type BaseModelInfo,
   type RunConfigOverrides,
+  type RunDetail,
 } from '@starpo/contracts';
 import { createEnv, type EnvSnapshot } from '@starpo/envs';
 import { useRouter, useSearchParams } from 'next/navigation';
@@ -49,20 +51,17 @@ function NewRunForm() {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState('');
   const [seed, setSeed] = useState(0);
-  const [bases, setBases] = useState<{ name: string; source: string; description?: string }[]>([]);
+  const [bases, setBases] = useState<BaseModelInfo[]>([]);
   const from = params.get('from');
 
   useEffect(() => {
-    call<{ name: string; source: string; description?: string }[]>('GET', '/api/base-models')
+    call<BaseModelInfo[]>('GET', '/api/base-models')
       .then(setBases)
       .catch(() => {});
   }, [call]);
   useEffect(() => {
     if (!from) return;
-    call<{ name: string; preset: string | null; config: Record<string, unknown>; tags: string[]; notes: string }>(
-      'GET',
-      `/api/runs/${from}`,
-    )
+    call<RunDetail>('GET', `/api/runs/${from}`)
       .then((r) => {
         const f = cloneForm(
           r,

@@ -1,4 +1,5 @@
 'use client';
+import type { CreatedToken, TokenInfo } from '@starpo/contracts';
 import { useState, type FormEvent } from 'react';
 import { CopyField } from '../../../components/CopyField';
 import { when } from '../../../components/format';
@@ -6,19 +7,10 @@ import { SettingsNav } from '../../../components/SettingsNav';
 import { useApi, useGet } from '../../../lib/api';
 import { useAction } from '../../../lib/use-action';
 
-interface Token {
-  id: string;
-  name: string;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
 /** The signed-in user's API tokens: scripts send them as `Authorization: Bearer …` with the user's role. */
 export default function TokensPage() {
   const { me, call, base } = useApi();
-  const tokens = useGet<Token[]>(me ? '/api/tokens' : null);
+  const tokens = useGet<TokenInfo[]>(me ? '/api/tokens' : null);
   const [name, setName] = useState('');
   const [secret, setSecret] = useState<{ name: string; token: string } | null>(null);
   const { error, run } = useAction();
@@ -26,13 +18,13 @@ export default function TokensPage() {
   function create(e: FormEvent) {
     e.preventDefault();
     void run(async () => {
-      const t = await call<Token & { token: string }>('POST', '/api/tokens', { name });
+      const t = await call<CreatedToken>('POST', '/api/tokens', { name });
       setSecret({ name: t.name, token: t.token });
       setName('');
     }, tokens.reload);
   }
 
-  function revoke(t: Token) {
+  function revoke(t: TokenInfo) {
     if (window.confirm(`Revoke "${t.name}"? Scripts using it stop working at once.`))
       void run(() => call('DELETE', `/api/tokens/${t.id}`), tokens.reload);
   }

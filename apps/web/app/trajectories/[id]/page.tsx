@@ -1,33 +1,12 @@
 'use client';
-import type { TrajectorySummary } from '@starpo/contracts';
-import { validSnapshot, type TurnDiagnostics } from '@starpo/envs';
+import type { TrajectoryDetail } from '@starpo/contracts';
+import { validSnapshot } from '@starpo/envs';
 import { useParams, useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useState } from 'react';
 import { Board } from '../../../components/Board';
 import { FLAG_LABELS } from '../../../components/flags';
 import { ThinkText } from '../../../components/ThinkText';
 import { useGet } from '../../../lib/api';
-
-interface Turn {
-  index: number;
-  observation: string;
-  /** A drawable state, or (ingested text the server could not read) `{ missing: why }`. */
-  stateSnapshot: unknown;
-  rawReply: string;
-  think: string;
-  answer: string;
-  parsedActions: string[];
-  validActions: string[];
-  formatOk: boolean;
-  actionsValid: boolean;
-  effectiveCount: number;
-  reward: number;
-  done: boolean;
-  diagnostics: TurnDiagnostics | null;
-}
-interface Trajectory extends TrajectorySummary {
-  turns: Turn[];
-}
 
 /**
  * Episode replay: the board of each turn drawn from its stored snapshot (the state the agent
@@ -64,7 +43,7 @@ function TurnState({ env, snapshot, observation }: { env: string; snapshot: unkn
 
 export default function ReplayPage() {
   const { id } = useParams<{ id: string }>();
-  const { data: t, error } = useGet<Trajectory>(`/api/trajectories/${id}`);
+  const { data: t, error } = useGet<TrajectoryDetail>(`/api/trajectories/${id}`);
   const search = useSearchParams();
   // ?turn=N (0-based) opens the replay at that turn, as the diagnostics tab's examples link
   const [turn, setTurn] = useState(() => Math.max(0, Number(search.get('turn')) || 0));

@@ -1,5 +1,6 @@
 import { METRIC_SORT, ValidationError } from '@starpo/contracts';
-import type { Db, Prisma, Run } from '@starpo/db';
+import type { Db } from '../client.js';
+import type { Prisma, Run } from '../generated/prisma/client.js';
 
 export interface MetricSort {
   desc: boolean;

@@ -1,0 +1,36 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import type { WorkerInfo } from '@starpo/contracts';
+import { listWorkers, type Db } from '@starpo/db';
+import { CurrentActor, type Actor } from './auth/actor.js';
+import { DB } from './di-tokens.js';
+
+/** The trainer workers, shared infrastructure of the deployment. */
+@Controller('api/workers')
+export class WorkersController {
+  constructor(@Inject(DB) private readonly db: Db) {}
+
+  /** Another team's current run is not named. */
+  @Get()
+  async workers(@CurrentActor() a: Actor): Promise<WorkerInfo[]> {
+    const rows = await listWorkers(this.db);
+    const staleMs = Number(process.env.WORKER_STALE_MS ?? 60_000);
+    return rows.map((w) => {
+      // no heartbeat for the stale timeout: the process is gone (or frozen); it no longer counts as busy
+      const lost = w.status !== 'offline' && Date.now() - w.lastHeartbeat.getTime() > staleMs;
+      const run = lost ? undefined : w.runs.find((r) => r.id === w.currentRunId);
+      return {
+        id: w.id,
+        name: w.name,
+        host: w.host,
+        backend: w.backend,
+        device: w.device,
+        hasGpu: w.hasGpu,
+        memoryBytes: Number(w.memoryBytes),
+        status: lost ? 'lost' : w.status,
+        currentRun: !run ? null : run.teamId === a.teamId ? { id: run.id, name: run.name } : { id: null, name: 'another team' },
+        lastHeartbeat: w.lastHeartbeat.toISOString(),
+        startedAt: w.startedAt.toISOString(),
+      };
+    });
+  }
+}

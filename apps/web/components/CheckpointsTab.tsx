@@ -1,0 +1,51 @@
+'use client';
+import type { CheckpointInfo } from '@starpo/contracts';
+import { useGet } from '../lib/api';
+import { when } from './format';
+
+/** A run's saved checkpoint files, each a download link, and the latest complete step as one archive. */
+export function CheckpointsTab({ runId, base }: { runId: string; base: string }) {
+  const { data, error } = useGet<CheckpointInfo[]>(`/api/runs/${runId}/checkpoints`);
+  if (error) return <p className="error">{error.message}</p>;
+  if (!data) return <p className="muted">Loading…</p>;
+  if (!data.length) return <div className="panel empty">No checkpoints yet.</div>;
+  // the step the archive serves: the latest complete one (state.json is written last), else the latest
+  const complete = data.filter((c) => c.kind === 'state.json');
+  const step = Math.max(...(complete.length ? complete : data).map((c) => c.step));
+  return (
+    <>
+      <p>
+        <a className="button primary" href={`${base}/api/runs/${runId}/checkpoints/archive`} data-testid="download-latest" download>
+          Download the latest checkpoint (step {step})
+        </a>{' '}
+        <span className="muted">all its files in one .tar with SHA256SUMS, streamed; each file is listed below</span>
+      </p>
+      <table>
+        <thead>
+          <tr>
+            <th>Step</th>
+            <th>File</th>
+            <th>Size</th>
+            <th>sha256</th>
+            <th>Saved</th>
+          </tr>
+        </thead>
+        <tbody>
+          {data.map((c) => (
+            <tr key={c.id}>
+              <td>{c.step}</td>
+              <td>
+                <a href={`${base}/api/checkpoints/${c.id}/download`}>{c.kind}</a>
+              </td>
+              <td>{(c.sizeBytes / 1024).toFixed(1)} KiB</td>
+              <td>
+                <code>{c.sha256.slice(0, 12)}…</code>
+              </td>
+              <td>{when(c.createdAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
