@@ -35,8 +35,9 @@ export interface TrainOptions {
   sink: TrainSink;
   /**
    * A stop request (cancel, shutdown, lost lease; its reason becomes the stop reason). Polled between
-   * phases and, inside validation and rollout, between generated tokens; the update phase finishes
-   * its step. The run checkpoints its last consistent step and ends `cancelled`.
+   * phases and, inside validation and rollout, between generated tokens; inside the update, between
+   * micro-batches (the step then ends with the mini-batches applied so far). The run checkpoints its
+   * last consistent step and ends `cancelled`.
    */
   signal?: AbortSignal;
   /** Files of a checkpoint to continue from. */
@@ -415,19 +416,22 @@ async function trainLoop(o: TrainOptions, at: StopPoint): Promise<TrainResult> {
       const push = (into: Record<string, number[]>, k: string, v: number) => (into[k] ??= []).push(v);
       const perEpoch = Math.ceil(samples.length / c.ppo.miniBatchSize);
       await activity.begin('update', step, perEpoch * c.ppo.epochs, 'mini-batches');
-      for (let epoch = 0; epoch < c.ppo.epochs; epoch++) {
+      // a stop ends the update between micro-batches; the step goes on with the mini-batches applied so far
+      updates: for (let epoch = 0; epoch < c.ppo.epochs; epoch++) {
         const order = rng.shuffle(samples);
         for (let i = 0; i < order.length; i += c.ppo.miniBatchSize) {
           const mini = order.slice(i, i + c.ppo.miniBatchSize);
           if (critic && criticOpt) {
-            const r = await time('update_critic', () => criticStep(critic, criticOpt, mini, c, tokenizer.padId, SCORE_TOKENS));
+            const r = await time('update_critic', () => criticStep(critic, criticOpt, mini, c, tokenizer.padId, SCORE_TOKENS, o.signal));
+            if (r.stopped) break updates;
             push(criticStats, 'critic/vf_loss', r.loss);
             push(criticStats, 'critic/grad_norm', r.gradNorm);
             push(criticStats, 'critic/vf_clipfrac', r.extra.vf_clipfrac!);
             push(criticStats, 'critic/skipped_steps', r.skipped);
           }
-          if (cancelled()) break;
-          const r = await time('update_actor', () => actorStep(policy, actorOpt, mini, c, tokenizer.padId, SCORE_TOKENS, pool));
+          if (cancelled()) break updates;
+          const r = await time('update_actor', () => actorStep(policy, actorOpt, mini, c, tokenizer.padId, SCORE_TOKENS, pool, o.signal));
+          if (r.stopped) break updates;
           push(actorStats, 'actor/loss', r.loss);
           push(actorStats, 'actor/grad_norm', r.gradNorm);
           push(actorStats, 'actor/skipped_steps', r.skipped);
@@ -435,6 +439,12 @@ async function trainLoop(o: TrainOptions, at: StopPoint): Promise<TrainResult> {
           activity.advance(epoch * perEpoch + i / c.ppo.miniBatchSize + 1);
         }
       }
+      const applied = actorStats['actor/loss']?.length ?? 0;
+      if (applied < perEpoch * c.ppo.epochs)
+        activity.log(
+          'warn',
+          `stop requested during the update of step ${step}: ${applied} of ${perEpoch * c.ppo.epochs} mini-batches applied`,
+        );
       activity.end();
       for (const [k, v] of Object.entries({ ...actorStats, ...criticStats }))
         metrics[k] = k.endsWith('skipped_steps') ? v.reduce((a, b) => a + b, 0) : mean(v);
