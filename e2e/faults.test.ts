@@ -9,6 +9,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ROOT } from './helpers.js';
+import { expectStepsOnceFromOneLease, smallRun } from './fault-runs.js';
 
 /**
  * Fault suite: real worker processes, an in-process API, and a Postgres server of its own that the
@@ -29,20 +30,6 @@ const WORKER_ENV = {
   WORKER_SWEEP_MS: '500',
   WORKER_SHUTDOWN_MS: '15000',
 };
-
-/** A run of a few seconds a step: Bandit, the nano model, small groups, a checkpoint every step. */
-const small = (steps: number, over: Record<string, unknown> = {}) => ({
-  preset: 'quick-cpu',
-  config: {
-    env: { name: 'bandit' },
-    model: { base: 'starpo-tiny/nano' },
-    rollout: { envGroups: 2, groupSize: 4, maxNewTokens: 8, validation: { size: 4, every: 2 } },
-    ppo: { miniBatchSize: 4, microBatchSize: 4 },
-    training: { steps, checkpointEvery: 1 },
-    earlyStopping: { enabled: false },
-    ...over,
-  },
-});
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -100,7 +87,7 @@ describe('faults: killed, frozen and stopped processes; a stopped and a frozen d
       await http()
         .post('/api/runs')
         .set('Authorization', auth)
-        .send({ name, ...small(steps, over) })
+        .send({ name, ...smallRun(steps, over) })
         .expect(201)
     ).body.id;
   }
@@ -110,27 +97,7 @@ describe('faults: killed, frozen and stopped processes; a stopped and a frozen d
     const done = await untilStatus(id, ['succeeded', 'failed', 'cancelled'], 180_000);
     expect(done.status, allLogs()).toBe('succeeded');
     expect(done.currentStep).toBe(steps);
-    const perStep = await db.$queryRawUnsafe<{ step: number; n: number; leases: number; lease: number }[]>(
-      // a validation cut short by a stop is run by the next lease: its points (val/ and its timing) may be younger than the step's training points
-      `SELECT step, count(*) FILTER (WHERE key = 'train/success')::int AS n, min(lease) AS lease,
-              greatest(count(DISTINCT lease) FILTER (WHERE key NOT LIKE 'val/%' AND key <> 'timing_s/testing'),
-                       count(DISTINCT lease) FILTER (WHERE key LIKE 'val/%' OR key = 'timing_s/testing'))::int AS leases
-       FROM metric_points WHERE run_id = $1::uuid AND step > 0 GROUP BY step ORDER BY step`,
-      id,
-    );
-    expect(perStep.map((r) => r.step)).toEqual(Array.from({ length: steps }, (_, i) => i + 1));
-    expect(
-      perStep.every((r) => r.n === 1 && r.leases === 1),
-      JSON.stringify(perStep),
-    ).toBe(true);
-    const leases = perStep.map((r) => r.lease);
-    expect(leases).toEqual([...leases].sort((a, b) => a - b));
-    const trajs = await db.$queryRawUnsafe<{ step: number; n: number }[]>(
-      `SELECT step, count(*)::int AS n FROM trajectories WHERE run_id = $1::uuid AND split = 'train' GROUP BY step ORDER BY step`,
-      id,
-    );
-    expect(trajs).toEqual(Array.from({ length: steps }, (_, i) => ({ step: i + 1, n: 8 })));
-    return [...new Set(leases)];
+    return expectStepsOnceFromOneLease(db, id, steps);
   }
 
   /** Every process of the Postgres cluster: the postmaster and its children. */

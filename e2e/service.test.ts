@@ -7,20 +7,8 @@ import path from 'node:path';
 import { io, type Socket } from 'socket.io-client';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { smallRun as small } from './fault-runs.js';
 import { ROOT } from './helpers.js';
-
-/** A quick-cpu run shrunk to seconds a step: Bandit, the nano model, small groups. */
-const small = (steps: number) => ({
-  preset: 'quick-cpu',
-  config: {
-    env: { name: 'bandit' },
-    model: { base: 'starpo-tiny/nano' },
-    rollout: { envGroups: 2, groupSize: 4, maxNewTokens: 8, validation: { size: 4, every: 2 } },
-    ppo: { miniBatchSize: 4, microBatchSize: 4 },
-    training: { steps, checkpointEvery: 1 },
-    earlyStopping: { enabled: false }, // an untrained nano model would trip the low-success rule
-  },
-});
 
 describe('API + real worker processes on one Postgres', () => {
   let database: TestDatabase;

@@ -5,7 +5,7 @@ import {
   reportRunStatus,
   publishRunNotice,
   retryWhileDown,
-  storeCheckpointFile,
+  storeCheckpoint,
   upsertMetricPoints,
   type Db,
   type MetricPointInput,
@@ -97,14 +97,9 @@ export class DbSink implements TrainSink {
 
   async checkpoint(p: CheckpointPayload): Promise<void> {
     await this.flush();
-    // state.json last: a checkpoint counts as complete once it is there
-    const files = [...p.files.entries()].sort(([a], [b]) => (a === 'state.json' ? 1 : b === 'state.json' ? -1 : a < b ? -1 : 1));
-    for (const [name, bytes] of files)
-      await this.retry(() =>
-        storeCheckpointFile(this.db, this.runId, p.step, name, bytes, name.endsWith('.safetensors') ? 'safetensors' : 'json', {
-          lease: this.lease,
-        }),
-      );
+    // every file in one transaction: a checkpoint is complete (it has its state.json) or absent
+    const files = [...p.files].map(([kind, bytes]) => ({ kind, bytes, format: kind.endsWith('.safetensors') ? 'safetensors' : 'json' }));
+    await this.retry(() => storeCheckpoint(this.db, this.runId, p.step, files, { lease: this.lease }));
   }
 
   /** Log lines are not fenced: an old owner may still say in the run's log why it stopped. */

@@ -1,10 +1,17 @@
 const DOWN =
-  /ECONNREFUSED|ECONNRESET|Can't reach database|DatabaseNotReachable|Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|canceling statement due to statement timeout|Unable to start a transaction in the given time|terminating connection|the database system is (starting up|shutting down)/i;
+  /ECONNREFUSED|ECONNRESET|EPIPE|socket has been ended|Can't reach database|DatabaseNotReachable|Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|canceling statement due to statement timeout|Unable to start a transaction in the given time|terminating connection|is not queryable|the database system is (starting up|shutting down|not yet accepting connections|in recovery mode)|Code: `57P0[123]`/i;
 
-/** A connection-level failure (the database is away), as opposed to a query error. */
+/**
+ * A connection-level failure (the database is away), as opposed to a query error. After a server
+ * crash, node-postgres answers a client whose connection broke with "... is not queryable" (Prisma's
+ * ROLLBACK of a broken transaction reports that instead of the original error); 57P02 is a backend
+ * ended because another one crashed; EPIPE is a write on a pooled connection the server closed
+ * while it was down.
+ */
 export function isConnectionError(e: unknown, depth = 0): boolean {
   const x = e as { code?: string; message?: string; cause?: unknown };
-  if (['P1001', 'P1002', 'P1017', 'P2028', 'ECONNREFUSED', '57P01', '57P03'].includes(x?.code ?? '')) return true;
+  if (['P1001', 'P1002', 'P1017', 'P2028', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', '57P01', '57P02', '57P03'].includes(x?.code ?? ''))
+    return true;
   if (DOWN.test(String(x?.message ?? ''))) return true;
   return depth < 5 && x?.cause !== undefined && isConnectionError(x.cause, depth + 1);
 }

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Trajectory } from '../src/rollout/types.js';
+import { toSample, type Sample } from '../src/train/batch.js';
 
 /** ../shared/fixtures beside the project root (CI lays a copy of shared/ there). */
 export const GOLDEN_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../shared/fixtures/qwen2-tiny-golden');
@@ -25,4 +27,20 @@ export function maxAbsDiff(a: number[] | Float32Array, b: number[]): number {
   let m = 0;
   for (let i = 0; i < b.length; i++) m = Math.max(m, Math.abs(a[i]! - b[i]!));
   return m;
+}
+
+/** Four training rows of different lengths with made-up log-probs, advantages, values and returns (ids below 33). */
+export function syntheticSamples(): Sample[] {
+  return [30, 18, 25, 12].map((n, i) => {
+    const s = toSample({
+      ids: Array.from({ length: n }, (_, t) => 3 + ((t * 7 + i) % 30)),
+      lossMask: Array.from({ length: n }, (_, t) => (t >= 4 ? 1 : 0)),
+      scores: new Array(n).fill(0),
+    } as unknown as Trajectory);
+    s.oldLogProbs = s.mask.map(() => -3);
+    s.advantages = s.mask.map((m, t) => (m ? ((t + i) % 3) - 1 : 0));
+    s.values = s.mask.map(() => 0.1);
+    s.returns = s.mask.map((m, t) => (m ? ((t + i) % 2) - 0.5 : 0));
+    return s;
+  });
 }

@@ -3,6 +3,7 @@ import { buildRunConfig } from '@starpo/contracts';
 import { Rng } from '@starpo/envs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
+import { syntheticSamples } from './fixtures.js';
 import { starpoTinyConfig } from '../src/model/config.js';
 import { Qwen2Model } from '../src/model/qwen2.js';
 import { ComputePool } from '../src/parallel/pool.js';
@@ -10,9 +11,8 @@ import { shareByCost, splitEvenly } from '../src/parallel/shares.js';
 import { vocabularyCorpus } from '../src/pretrain/corpus.js';
 import { rolloutSettingsFor } from '../src/pretrain/pretrain.js';
 import type { RolloutRequest } from '../src/rollout/rollout.js';
-import type { Trajectory } from '../src/rollout/types.js';
 import { CompactTokenizer, buildCompactVocab } from '../src/tokenizer/compact-tokenizer.js';
-import { scoreSamples, toSample, type Sample } from '../src/train/batch.js';
+import { scoreSamples } from '../src/train/batch.js';
 import { AdamW } from '../src/train/optimizer.js';
 import { actorStep } from '../src/train/update.js';
 
@@ -52,17 +52,7 @@ describe('compute pool (one worker thread beside the main one)', () => {
     tf.disposeVariables();
   });
 
-  const samples = (): Sample[] =>
-    [30, 18, 25, 12].map((n, i) => {
-      const s = toSample({
-        ids: Array.from({ length: n }, (_, t) => 3 + ((t * 7 + i) % 30)),
-        lossMask: Array.from({ length: n }, (_, t) => (t >= 4 ? 1 : 0)),
-        scores: new Array(n).fill(0),
-      } as unknown as Trajectory);
-      s.oldLogProbs = s.mask.map(() => -3);
-      s.advantages = s.mask.map((m, t) => (m ? ((t + i) % 3) - 1 : 0));
-      return s;
-    });
+  const samples = syntheticSamples;
 
   it('an actor step with the pool updates the weights as the main thread alone does', async () => {
     const run = async (withPool: boolean) => {
@@ -85,6 +75,31 @@ describe('compute pool (one worker thread beside the main one)', () => {
       expect(s.extra.pg_clipfrac).toBeCloseTo(alone.stats[k]!.extra.pg_clipfrac!, 5);
     });
     expect(shared.w.reduce((mx, x, i) => Math.max(mx, Math.abs(x - alone.w[i]!)), 0)).toBeLessThan(1e-5);
+  }, 60_000);
+
+  it('a stop during a shared actor step drops it on both threads; the pool then serves the next step in step', async () => {
+    const weights = (m: Qwen2Model) => m.trainableVariables().flatMap((v) => Array.from(v.dataSync()));
+    const adamw = (m: Qwen2Model) =>
+      new AdamW({ lr: 1e-2, betas: [0.9, 0.999], weightDecay: 0.01, maxGradNorm: 1 }, m.trainableVariables());
+    const c = buildRunConfig('starpo-s-grpo', { ppo: { microBatchSize: 1 } });
+    const m = model.clone();
+    const opt = adamw(m);
+    const before = weights(m);
+    const abort = new AbortController();
+    const step = actorStep(m, opt, samples(), c, 0, 4096, pool, abort.signal);
+    abort.abort('cancelled by user'); // lands before the first micro-batch check of either thread
+    expect((await step).stopped).toBe(true);
+    expect(weights(m)).toEqual(before);
+
+    const fresh = model.clone();
+    const freshOpt = adamw(fresh);
+    const shared = await actorStep(m, opt, samples(), c, 0, 4096, pool);
+    const alone = await actorStep(fresh, freshOpt, samples(), c, 0, 4096, null);
+    expect(shared.gradNorm).toBeCloseTo(alone.gradNorm, 5);
+    const w = weights(fresh);
+    expect(weights(m).reduce((mx, x, i) => Math.max(mx, Math.abs(x - w[i]!)), 0)).toBeLessThan(1e-5);
+    for (const x of [m, fresh]) x.dispose();
+    for (const o of [opt, freshOpt]) o.dispose();
   }, 60_000);
 
   it('scores in input order, as the main thread alone does', async () => {

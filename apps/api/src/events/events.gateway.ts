@@ -10,7 +10,7 @@ import {
   type SubscribeAck,
   type TrajectoriesEvent,
 } from '@starpo/contracts';
-import type { Db } from '@starpo/db';
+import { isConnectionError, type Db } from '@starpo/db';
 import { z } from 'zod';
 import type { Server, Socket } from 'socket.io';
 import type { Actor } from '../auth/actor.js';
@@ -22,6 +22,8 @@ const subscribeSchema = z.object({ runId: z.string().uuid(), afterStep: z.number
 const room = (runId: string) => `run:${runId}`;
 /** Every live connection re-checks its credentials this often, in case an access notice was missed. */
 const RECHECK_MS = 60_000;
+/** A subscribe that failed closes the client's transport after this long (its answer goes out first). */
+const RESUBSCRIBE_DELAY_MS = 250;
 
 /** What a socket authenticated with, kept to re-check it when access changes. */
 interface SocketData {
@@ -47,7 +49,12 @@ export class EventsGateway implements OnGatewayInit, OnApplicationShutdown {
   ) {
     listener.onNotice((n) => {
       if (n.type === 'access') void this.recheck((a) => a.userId === n.user);
-      else void this.forward(n).catch((e: Error) => this.logger.warn(`event for run ${n.run}: ${e.message}`));
+      else
+        void this.forward(n).catch((e: Error) => {
+          this.logger.warn(`event for run ${n.run}: ${e.message}`);
+          // the room's clients would miss these points for good: they reconnect and catch up instead
+          if (isConnectionError(e)) for (const socket of this.inRoom(n.run)) socket.conn.close();
+        });
     });
     // Notices published while the database was away never arrived: close every transport, so each
     // client reconnects and subscribes again from its last step (the catch-up fills the gap).
@@ -56,6 +63,11 @@ export class EventsGateway implements OnGatewayInit, OnApplicationShutdown {
       if (sockets.length) this.logger.warn(`events connection restored; ${sockets.length} live client(s) reconnect to catch up`);
       for (const socket of sockets) socket.conn.close();
     });
+  }
+
+  private inRoom(runId: string): Socket[] {
+    const ids = this.server?.sockets.adapter.rooms.get(room(runId)) ?? new Set<string>();
+    return [...ids].flatMap((id) => this.server.sockets.sockets.get(id) ?? []);
   }
 
   onApplicationShutdown(): void {
@@ -94,13 +106,31 @@ export class EventsGateway implements OnGatewayInit, OnApplicationShutdown {
           data.credentials = token ? { token } : { cookie };
           next();
         })
-        .catch(() => next(new Error('unavailable')));
+        .catch(() => {
+          // database away: a refused handshake would be final for the client, a closed transport
+          // makes it reconnect with its own backoff
+          this.logger.warn('socket handshake while the database is unreachable: closing the transport, the client retries');
+          socket.conn.close();
+        });
     });
   }
 
   /** Ack: `{ ok: true, status, metrics: MetricsEvent[] }` or `{ ok: false, error, message }`. */
   @SubscribeMessage('subscribe')
-  async subscribe(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown) {
+  async subscribe(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<SubscribeAck> {
+    try {
+      return await this.join(socket, body);
+    } catch (e) {
+      if (!isConnectionError(e)) throw e;
+      // Without this the client would stay connected but outside the run's room, deaf to it. Closing
+      // the transport once the answer is out makes it reconnect and subscribe again from its last step.
+      this.logger.warn(`subscribe failed (${(e as Error).message.trim().split('\n').at(-1)}); the client reconnects to retry`);
+      setTimeout(() => socket.conn.close(), RESUBSCRIBE_DELAY_MS).unref();
+      return { ok: false, error: 'unavailable', message: 'the database is unreachable; reconnecting to subscribe again' };
+    }
+  }
+
+  private async join(socket: Socket, body: unknown): Promise<SubscribeAck> {
     const actor = (socket.data as SocketData).actor;
     if (!actor) return { ok: false, error: 'unauthorized', message: 'not signed in' };
     const req = subscribeSchema.safeParse(body);

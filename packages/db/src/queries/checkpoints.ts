@@ -1,9 +1,67 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../client.js';
 import { assertLease } from './leases.js';
 
 /** Checkpoint bytes are stored in chunks of at most this size, so multi-GB models fit. */
 export const CHUNK_BYTES = 8 * 1024 * 1024;
+
+/** One file of a checkpoint: its name (the row's kind), bytes and format. */
+export interface CheckpointFileInput {
+  kind: string;
+  bytes: Uint8Array;
+  format?: string;
+}
+
+/**
+ * Store the files of a run's checkpoint at `step` in one transaction, replacing earlier copies of
+ * the same names; with `lease`, only while the run carries it. One transaction instead of one per
+ * file: a shutdown's checkpoint takes one round of locks and commits, not eight.
+ */
+export async function storeCheckpoint(
+  db: Db,
+  runId: string,
+  step: number,
+  files: CheckpointFileInput[],
+  opts: { lease?: number } = {},
+): Promise<string[]> {
+  const rows = files.map((f) => ({
+    id: randomUUID(),
+    runId,
+    step,
+    kind: f.kind,
+    format: f.format ?? 'raw',
+    sizeBytes: BigInt(f.bytes.byteLength),
+    sha256: createHash('sha256').update(f.bytes).digest('hex'),
+  }));
+  const chunks = rows.flatMap((r, k) => {
+    const bytes = files[k]!.bytes;
+    const n = Math.max(1, Math.ceil(bytes.byteLength / CHUNK_BYTES));
+    return Array.from({ length: n }, (_, index) => ({
+      checkpointId: r.id,
+      index,
+      data: new Uint8Array(bytes.subarray(index * CHUNK_BYTES, Math.min(bytes.byteLength, (index + 1) * CHUNK_BYTES))),
+    }));
+  });
+  const total = files.reduce((a, f) => a + f.bytes.byteLength, 0);
+  await db.$transaction(
+    async (tx) => {
+      if (opts.lease !== undefined) await assertLease(tx, runId, opts.lease);
+      await tx.checkpoint.deleteMany({ where: { runId, step, kind: { in: rows.map((r) => r.kind) } } });
+      await tx.checkpoint.createMany({ data: rows });
+      // small chunks share a statement; each statement carries at most about one chunk's worth of bytes
+      for (let i = 0; i < chunks.length;) {
+        let bytes = 0;
+        let j = i;
+        while (j < chunks.length && (j === i || bytes + chunks[j]!.data.byteLength <= CHUNK_BYTES)) bytes += chunks[j++]!.data.byteLength;
+        await tx.checkpointChunk.createMany({ data: chunks.slice(i, j) });
+        i = j;
+      }
+    },
+    // a multi-GB model takes a while to send: a minute, and a second more per chunk
+    { timeout: 60_000 + Math.ceil(total / CHUNK_BYTES) * 1000, maxWait: 10_000 },
+  );
+  return rows.map((r) => r.id);
+}
 
 /** Store one checkpoint file (kind = file name) for a run's step, replacing an earlier copy; with `lease`, only while the run carries it. */
 export async function storeCheckpointFile(
@@ -15,19 +73,7 @@ export async function storeCheckpointFile(
   format = 'raw',
   opts: { lease?: number } = {},
 ): Promise<string> {
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return db.$transaction(async (tx) => {
-    if (opts.lease !== undefined) await assertLease(tx, runId, opts.lease);
-    await tx.checkpoint.deleteMany({ where: { runId, step, kind } });
-    const ck = await tx.checkpoint.create({ data: { runId, step, kind, format, sizeBytes: BigInt(bytes.byteLength), sha256 } });
-    for (let i = 0, idx = 0; i < bytes.byteLength || idx === 0; i += CHUNK_BYTES, idx++) {
-      await tx.checkpointChunk.create({
-        data: { checkpointId: ck.id, index: idx, data: new Uint8Array(bytes.subarray(i, Math.min(bytes.byteLength, i + CHUNK_BYTES))) },
-      });
-      if (bytes.byteLength === 0) break;
-    }
-    return ck.id;
-  });
+  return (await storeCheckpoint(db, runId, step, [{ kind, bytes, format }], opts))[0]!;
 }
 
 /** Read a checkpoint file back, verifying its sha256. */

@@ -97,7 +97,8 @@ export class ComputePool {
 
   /**
    * Start the workers on their shares of an actor step (shares[k] goes to worker k); `into`
-   * waits for them, adds their gradients to `grads` by variable name and returns their loss sums.
+   * waits for them, adds their gradients to `grads` by variable name and returns their loss sums
+   * (null for a worker that `signal` stopped between micro-batches; its gradients are dropped).
    */
   actorGradients(
     policy: Qwen2Model,
@@ -106,11 +107,15 @@ export class ComputePool {
     padId: number,
     maxTokens: number,
     microBatchSize: number,
-  ): { into: (grads: Map<string, tf.Tensor>) => Promise<ActorPartials[]> } {
+    signal?: AbortSignal,
+  ): { into: (grads: Map<string, tf.Tensor>) => Promise<(ActorPartials | null)[]> } {
     this.syncWeights(policy);
+    const stopCount = Atomics.load(this.stopCount, 0);
+    const onAbort = () => Atomics.add(this.stopCount, 0, 1);
+    signal?.addEventListener('abort', onAbort, { once: true });
     const jobs = shares.map((rows, k) =>
       rows.length
-        ? this.call<{ grads: Float32Array[]; partials: ActorPartials }>(k, {
+        ? this.call<{ grads: Float32Array[]; partials: ActorPartials | null }>(k, {
             kind: 'grads',
             rows: rows.map((r) => ({
               ids: r.ids,
@@ -124,18 +129,23 @@ export class ComputePool {
             padId,
             maxTokens,
             microBatchSize,
+            stopCount,
           })
         : null,
     );
     return {
       into: async (grads) => {
         const vars = policy.trainableVariables();
-        const partials: ActorPartials[] = [];
-        for (const job of jobs) {
-          if (!job) continue;
-          const r = await job;
-          vars.forEach((v, i) => addGradient(grads, v.name, tf.tensor(r.grads[i]!, v.shape)));
-          partials.push(r.partials);
+        const partials: (ActorPartials | null)[] = [];
+        try {
+          for (const job of jobs) {
+            if (!job) continue;
+            const r = await job;
+            if (r.partials) vars.forEach((v, i) => addGradient(grads, v.name, tf.tensor(r.grads[i]!, v.shape)));
+            partials.push(r.partials);
+          }
+        } finally {
+          signal?.removeEventListener('abort', onAbort);
         }
         return partials;
       },

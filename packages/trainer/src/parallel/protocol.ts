@@ -29,7 +29,15 @@ export type WorkerRequest =
   | { kind: 'ping' }
   /** New weights, in the order of the model's trainable variables. */
   | { kind: 'weights'; data: Float32Array[] }
-  | { kind: 'grads'; rows: WireRow[]; settings: ActorLossSettings; padId: number; maxTokens: number; microBatchSize: number }
+  | {
+      kind: 'grads';
+      rows: WireRow[];
+      settings: ActorLossSettings;
+      padId: number;
+      maxTokens: number;
+      microBatchSize: number;
+      stopCount: number;
+    }
   | { kind: 'rollout'; req: RolloutRequest; sampling: SamplingSettings; rngSeed: number; stopCount: number }
   | { kind: 'score'; ids: number[][]; padId: number; maxTokens: number; temperature: number };
 

@@ -19,7 +19,7 @@ const model = Qwen2Model.fromTensors(
   new Map(init.weights.map((w) => [w.name, { shape: w.shape, data: w.data, dtype: 'F32' as const }])),
 );
 const tokenizer = tokenizerFromFiles(init.tokenizer, init.tokenizerConfig);
-// The pool's stop requests, read between generated tokens as an AbortSignal would be.
+// The pool's stop requests, read between generated tokens and micro-batches as an AbortSignal would be.
 const stops = new Int32Array(init.stop);
 const stopSignal = (startCount: number) =>
   ({
@@ -39,7 +39,12 @@ async function handle(req: WorkerRequest): Promise<{ result: unknown; transfer?:
     case 'grads': {
       const grads = new Map<string, tf.Tensor>();
       const rows = req.rows.map((r) => r as unknown as TrainRow);
-      const partials = await accumulateActorGradients(model, rows, req.settings, req.padId, req.maxTokens, req.microBatchSize, grads);
+      const stop = stopSignal(req.stopCount);
+      const partials = await accumulateActorGradients(model, rows, req.settings, req.padId, req.maxTokens, req.microBatchSize, grads, stop);
+      if (!partials) {
+        tf.dispose([...grads.values()]);
+        return { result: { grads: [], partials: null } };
+      }
       const out = model.trainableVariables().map((v) => {
         const g = grads.get(v.name);
         const data = g ? (g.dataSync() as Float32Array).slice() : new Float32Array(v.size);

@@ -38,8 +38,9 @@ export interface TrainOptions {
   sink: TrainSink;
   /**
    * A stop request (cancel, shutdown, lost lease; its reason becomes the stop reason). Polled between
-   * phases and, inside validation and rollout, between generated tokens; the update phase finishes
-   * its step. The run checkpoints its last consistent step and ends `cancelled`.
+   * phases and, inside validation and rollout, between generated tokens; inside the update, between
+   * micro-batches (the step then ends with the mini-batches applied so far). The run checkpoints its
+   * last consistent step and ends `cancelled`.
    */
   signal?: AbortSignal;
   /** Files of a checkpoint to continue from. */
@@ -359,19 +360,22 @@ export class TrainRun {
     const push = (into: Record<string, number[]>, k: string, v: number) => (into[k] ??= []).push(v);
     const perEpoch = Math.ceil(samples.length / c.ppo.miniBatchSize);
     await this.activity.begin('update', step, perEpoch * c.ppo.epochs, 'mini-batches');
-    for (let epoch = 0; epoch < c.ppo.epochs; epoch++) {
+    // a stop ends the update between micro-batches; the step goes on with the mini-batches applied so far
+    updates: for (let epoch = 0; epoch < c.ppo.epochs; epoch++) {
       const order = this.rng.shuffle(samples);
       for (let i = 0; i < order.length; i += c.ppo.miniBatchSize) {
         const mini = order.slice(i, i + c.ppo.miniBatchSize);
         if (critic && criticOpt) {
-          const r = await timer.time('update_critic', () => criticStep(critic, criticOpt, mini, c, padId, SCORE_TOKENS));
+          const r = await timer.time('update_critic', () => criticStep(critic, criticOpt, mini, c, padId, SCORE_TOKENS, this.o.signal));
+          if (r.stopped) break updates;
           push(criticStats, 'critic/vf_loss', r.loss);
           push(criticStats, 'critic/grad_norm', r.gradNorm);
           push(criticStats, 'critic/vf_clipfrac', r.extra.vf_clipfrac!);
           push(criticStats, 'critic/skipped_steps', r.skipped);
         }
-        if (this.cancelled()) break;
-        const r = await timer.time('update_actor', () => actorStep(policy, actorOpt, mini, c, padId, SCORE_TOKENS, pool));
+        if (this.cancelled()) break updates;
+        const r = await timer.time('update_actor', () => actorStep(policy, actorOpt, mini, c, padId, SCORE_TOKENS, pool, this.o.signal));
+        if (r.stopped) break updates;
         push(actorStats, 'actor/loss', r.loss);
         push(actorStats, 'actor/grad_norm', r.gradNorm);
         push(actorStats, 'actor/skipped_steps', r.skipped);
@@ -379,6 +383,12 @@ export class TrainRun {
         this.activity.advance(epoch * perEpoch + i / c.ppo.miniBatchSize + 1);
       }
     }
+    const applied = actorStats['actor/loss']?.length ?? 0;
+    if (applied < perEpoch * c.ppo.epochs)
+      this.activity.log(
+        'warn',
+        `stop requested during the update of step ${step}: ${applied} of ${perEpoch * c.ppo.epochs} mini-batches applied`,
+      );
     this.activity.end();
     Object.assign(metrics, updateMetrics({ ...actorStats, ...criticStats }));
     metrics['actor/lr'] = actorOpt.settings.lr;

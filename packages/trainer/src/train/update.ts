@@ -15,6 +15,17 @@ export interface UpdateStats {
   gradNorm: number;
   skipped: number;
   extra: Record<string, number>;
+  /** A stop request came between micro-batches: the gradients so far were dropped and no optimizer step was taken. */
+  stopped?: boolean;
+}
+
+/** What an update step returns when a stop request cut it short: nothing applied, nothing to report. */
+const STOPPED: UpdateStats = { loss: 0, gradNorm: 0, skipped: 1, extra: {}, stopped: true };
+
+function disposeGradients(grads: Map<string, tf.Tensor>): UpdateStats {
+  tf.dispose([...grads.values()]);
+  grads.clear();
+  return STOPPED;
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
@@ -29,7 +40,10 @@ function packMicroBatch(micro: Sample[], padId: number, ...rowsOf: ((s: Sample) 
   return { packed, width, rows: rowsOf.map((get) => padRows(micro.map(get), width)) };
 }
 
-/** Gradients of the actor loss on `rows`, summed into `grads` micro-batch by micro-batch. */
+/**
+ * Gradients of the actor loss on `rows`, summed into `grads` micro-batch by micro-batch. Null when
+ * `signal` was aborted between two micro-batches (the sums are then partial).
+ */
 export async function accumulateActorGradients(
   policy: Qwen2Model,
   rows: TrainRow[],
@@ -38,10 +52,12 @@ export async function accumulateActorGradients(
   maxTokens: number,
   microBatchSize: number,
   grads: Map<string, tf.Tensor>,
-): Promise<ActorPartials> {
+  signal?: AbortSignal,
+): Promise<ActorPartials | null> {
   const acc = zeroPartials();
   for (const micro of chunkByTokens(rows, maxTokens, microBatchSize, policy.config.num_attention_heads)) {
     await yieldToEventLoop();
+    if (signal?.aborted) return null;
     const rowTokens = micro.map((r) => r.fullTokens);
     const agg = (l: tf.Tensor2D, m: tf.Tensor2D) =>
       aggLoss(l, m, s.lossAggMode, { tokenCount: s.tokenCount, seqCount: s.seqCount, scale: s.scale, rowTokens });
@@ -94,6 +110,8 @@ export async function accumulateActorGradients(
 /**
  * One optimizer step of the actor on a mini-batch of whole trajectories (micro-batches accumulate).
  * With a compute pool, the rows are shared out by cost and the workers' gradients summed in.
+ * `signal` is checked between micro-batches, by every participant: once aborted, the step is
+ * dropped (`stopped`), so a cancel waits for one micro-batch, not for the whole update.
  */
 export async function actorStep(
   policy: Qwen2Model,
@@ -103,13 +121,18 @@ export async function actorStep(
   padId: number,
   maxTokens: number,
   pool: ComputePool | null = null,
+  signal?: AbortSignal,
 ): Promise<UpdateStats> {
+  if (signal?.aborted) return STOPPED;
   const { rows, settings } = actorRows(mini, c);
   const grads = new Map<string, tf.Tensor>();
   const shares = pool ? shareByCost(rows, pool.size + 1) : [rows];
-  const remote = pool ? pool.actorGradients(policy, shares.slice(1), settings, padId, maxTokens, c.ppo.microBatchSize) : null;
-  const acc = await accumulateActorGradients(policy, shares[0]!, settings, padId, maxTokens, c.ppo.microBatchSize, grads);
-  if (remote) for (const part of await remote.into(grads)) addPartials(acc, part);
+  const remote = pool ? pool.actorGradients(policy, shares.slice(1), settings, padId, maxTokens, c.ppo.microBatchSize, signal) : null;
+  const acc = await accumulateActorGradients(policy, shares[0]!, settings, padId, maxTokens, c.ppo.microBatchSize, grads, signal);
+  // the workers' gradients are awaited even after a stop: they stop too, and must be free for the next request
+  const parts = remote ? await remote.into(grads) : [];
+  if (!acc || parts.includes(null)) return disposeGradients(grads);
+  for (const part of parts) addPartials(acc, part!);
   // a mini-batch without credit still steps (momentum and weight decay move on, as with zero gradients)
   if (!rows.length) for (const v of policy.trainableVariables()) grads.set(v.name, tf.zerosLike(v));
   const step = await opt.step(grads);
@@ -121,7 +144,7 @@ export async function actorStep(
   };
 }
 
-/** One optimizer step of the critic (clipped value loss, token mean). */
+/** One optimizer step of the critic (clipped value loss, token mean); `signal` as for the actor. */
 export async function criticStep(
   critic: Qwen2Model,
   opt: AdamW,
@@ -129,6 +152,7 @@ export async function criticStep(
   c: RunConfig,
   padId: number,
   maxTokens: number,
+  signal?: AbortSignal,
 ): Promise<UpdateStats> {
   const tokenCount = Math.max(1, sum(mini.map((s) => sum(s.mask))));
   const grads = new Map<string, tf.Tensor>();
@@ -136,6 +160,7 @@ export async function criticStep(
   let clipfrac = 0;
   for (const micro of chunkByTokens(mini, maxTokens, c.ppo.microBatchSize, critic.config.num_attention_heads)) {
     await yieldToEventLoop();
+    if (signal?.aborted) return disposeGradients(grads);
     const { packed, width, rows } = packMicroBatch(
       micro,
       padId,
