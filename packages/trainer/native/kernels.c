@@ -65,7 +65,8 @@ static napi_value Sgemm(napi_env env, napi_callback_info info) {
 }
 
 // Dimensions of an attention call: q [B, nH, L, hd] (already scaled), k and v [B, nKv, T, hd],
-// bias [B, 1, L, T] (0 where a query may see a key, a large negative number elsewhere).
+// keys [B, T] (1 for a real key, 0 for padding). Query i sits at position T − L + i and sees the real
+// keys at or before it (causal with a cache of T − L positions).
 typedef struct {
   int64_t b, nh, nkv, l, t, hd;
 } Dims;
@@ -77,18 +78,18 @@ static int read_dims(napi_env env, napi_value v, Dims *d) {
     if (napi_get_element(env, v, i, &e) != napi_ok || napi_get_value_int64(env, e, &x[i]) != napi_ok || x[i] < 1) return 0;
   }
   *d = (Dims){x[0], x[1], x[2], x[3], x[4], x[5]};
-  return d->nh % d->nkv == 0;
+  return d->nh % d->nkv == 0 && d->l <= d->t;
 }
 
 // The layouts an attention argument can have: q-like [B, nH, L, hd], k-like [B, nKv, T, hd],
-// the bias [B, 1, L, T] and the probabilities [B, nH, L, T].
-enum Layout { Q, KV, BIAS, P };
+// the key mask [B, T] and the probabilities [B, nH, L, T].
+enum Layout { Q, KV, KEYS, P };
 
 static int64_t floats(const Dims *d, enum Layout x) {
   switch (x) {
   case Q: return d->b * d->nh * d->l * d->hd;
   case KV: return d->b * d->nkv * d->t * d->hd;
-  case BIAS: return d->b * d->l * d->t;
+  case KEYS: return d->b * d->t;
   default: return d->b * d->nh * d->l * d->t;
   }
 }
@@ -114,80 +115,132 @@ static int attention_args(napi_env env, napi_callback_info info, const char *nam
   return 1;
 }
 
-// attentionForward(q, k, v, bias, out, probs, dims): out = softmax(q·kᵀ + bias)·v, probs kept for
-// the backward pass. The g query heads of a KV head are one [g·L, hd] block: one GEMM each way.
+// Queries are taken in blocks of QB rows: a block's keys run from the sequence's first real key to
+// the last one its last query may see, so the masked upper triangle and the left padding are never
+// multiplied (about half of a prefill's or an update's products).
+#define QB 64
+
+typedef struct {
+  int64_t lo, n; // keys lo … lo + n − 1; n = 0 when no query of the block sees a real key
+} Span;
+
+static Span block_span(const Dims *d, int64_t first_real, int64_t i0, int64_t i1) {
+  const int64_t hi = d->t - d->l + i1 - 1; // the last key the block's last query may see
+  if (first_real < 0 || hi < first_real) return (Span){0, 0};
+  return (Span){first_real, hi - first_real + 1};
+}
+
+static int64_t first_real_key(const float *keys, int64_t t) {
+  for (int64_t j = 0; j < t; j++)
+    if (keys[j] > 0) return j;
+  return -1;
+}
+
+// attentionForward(q, k, v, keys, out, probs, dims): out = softmax(q·kᵀ, over the keys each query
+// sees)·v, probs kept for the backward pass (0 outside what a query sees). A query that sees no key
+// (left padding) gets 0.
 static napi_value AttentionForward(napi_env env, napi_callback_info info) {
-  static const enum Layout layouts[6] = {Q, KV, KV, BIAS, Q, P};
+  static const enum Layout layouts[6] = {Q, KV, KV, KEYS, Q, P};
   float *a[6];
   Dims d;
-  if (!attention_args(env, info, "attentionForward(q, k, v, bias, out, probs, [B, nH, nKv, L, T, hd]): wrong arguments or sizes", 6,
+  if (!attention_args(env, info, "attentionForward(q, k, v, keys, out, probs, [B, nH, nKv, L, T, hd]): wrong arguments or sizes", 6,
                       layouts, a, &d))
     return NULL;
-  const int64_t gl = d.nh / d.nkv * d.l;
-  float *q = a[0], *k = a[1], *v = a[2], *bias = a[3], *out = a[4], *probs = a[5];
-  for (int64_t b = 0; b < d.b; b++)
-    for (int64_t j = 0; j < d.nkv; j++) {
-      const int64_t blk = (b * d.nkv + j);
-      float *qb = q + blk * gl * d.hd, *kb = k + blk * d.t * d.hd, *vb = v + blk * d.t * d.hd;
-      float *pb = probs + blk * gl * d.t, *ob = out + blk * gl * d.hd;
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)gl, (int)d.t, (int)d.hd, 1.0f, qb, (int)d.hd, kb, (int)d.hd, 0.0f,
-                  pb, (int)d.t);
-      for (int64_t r = 0; r < gl; r++) {
-        float *row = pb + r * d.t;
-        const float *mrow = bias + (b * d.l + r % d.l) * d.t;
-        float mx = -INFINITY;
-        for (int64_t c = 0; c < d.t; c++) {
-          row[c] += mrow[c];
-          if (row[c] > mx) mx = row[c];
+  const int64_t g = d.nh / d.nkv, hd = d.hd, T = d.t, L = d.l;
+  float *q = a[0], *k = a[1], *v = a[2], *keys = a[3], *out = a[4], *probs = a[5];
+  for (int64_t b = 0; b < d.b; b++) {
+    const float *kmask = keys + b * T;
+    const int64_t first = first_real_key(kmask, T);
+    for (int64_t h = 0; h < d.nh; h++) {
+      const int64_t bh = b * d.nh + h, kv = b * d.nkv + h / g;
+      for (int64_t i0 = 0; i0 < L; i0 += QB) {
+        const int64_t i1 = i0 + QB < L ? i0 + QB : L, m = i1 - i0;
+        const Span s = block_span(&d, first, i0, i1);
+        float *pb = probs + (bh * L + i0) * T, *ob = out + (bh * L + i0) * hd;
+        if (s.n == 0) {
+          memset(pb, 0, sizeof(float) * m * T);
+          memset(ob, 0, sizeof(float) * m * hd);
+          continue;
         }
-        float z = 0;
-        for (int64_t c = 0; c < d.t; c++) z += (row[c] = expf(row[c] - mx));
-        const float inv = 1.0f / z;
-        for (int64_t c = 0; c < d.t; c++) row[c] *= inv;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)s.n, (int)hd, 1.0f, q + (bh * L + i0) * hd, (int)hd,
+                    k + (kv * T + s.lo) * hd, (int)hd, 0.0f, pb + s.lo, (int)T);
+        for (int64_t r = 0; r < m; r++) {
+          float *row = pb + r * T;
+          const int64_t last = T - L + i0 + r; // the last key this query may see
+          memset(row, 0, sizeof(float) * s.lo);
+          if (last + 1 < T) memset(row + last + 1, 0, sizeof(float) * (T - last - 1));
+          float mx = -INFINITY;
+          for (int64_t c = s.lo; c <= last; c++)
+            if (kmask[c] > 0 && row[c] > mx) mx = row[c];
+          if (mx == -INFINITY) { // sees no real key
+            memset(row + s.lo, 0, sizeof(float) * (last + 1 - s.lo > 0 ? last + 1 - s.lo : 0));
+            continue;
+          }
+          float z = 0;
+          for (int64_t c = s.lo; c <= last; c++) z += (row[c] = kmask[c] > 0 ? expf(row[c] - mx) : 0.0f);
+          const float inv = 1.0f / z;
+          for (int64_t c = s.lo; c <= last; c++) row[c] *= inv;
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)hd, (int)s.n, 1.0f, pb + s.lo, (int)T,
+                    v + (kv * T + s.lo) * hd, (int)hd, 0.0f, ob, (int)hd);
       }
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)gl, (int)d.hd, (int)d.t, 1.0f, pb, (int)d.t, vb, (int)d.hd, 0.0f,
-                  ob, (int)d.hd);
     }
+  }
   return NULL;
 }
 
-// attentionBackward(q, k, v, probs, out, dOut, dq, dk, dv, dims): gradients of attentionForward.
-// dP = dOut·vᵀ, dS = P ⊙ (dP − rowsum(dOut ⊙ out)), dq = dS·k, dk = dSᵀ·q, dv = Pᵀ·dOut.
+// attentionBackward(q, k, v, keys, probs, out, dOut, dq, dk, dv, dims): gradients of attentionForward,
+// over the same key spans. dP = dOut·vᵀ, dS = P ⊙ (dP − rowsum(dOut ⊙ out)), dq = dS·k, dk = dSᵀ·q,
+// dv = Pᵀ·dOut.
 static napi_value AttentionBackward(napi_env env, napi_callback_info info) {
-  static const enum Layout layouts[9] = {Q, KV, KV, P, Q, Q, Q, KV, KV};
-  float *a[9];
+  static const enum Layout layouts[10] = {Q, KV, KV, KEYS, P, Q, Q, Q, KV, KV};
+  float *a[10];
   Dims d;
-  if (!attention_args(env, info, "attentionBackward(q, k, v, probs, out, dOut, dq, dk, dv, [B, nH, nKv, L, T, hd]): wrong arguments or sizes",
-                      9, layouts, a, &d))
+  if (!attention_args(env, info,
+                      "attentionBackward(q, k, v, keys, probs, out, dOut, dq, dk, dv, [B, nH, nKv, L, T, hd]): wrong arguments or sizes", 10,
+                      layouts, a, &d))
     return NULL;
-  const int64_t gl = d.nh / d.nkv * d.l;
-  float *q = a[0], *k = a[1], *v = a[2], *probs = a[3], *out = a[4], *dout = a[5], *dq = a[6], *dk = a[7], *dv = a[8];
-  float *ds = malloc(sizeof(float) * gl * d.t);
+  const int64_t g = d.nh / d.nkv, hd = d.hd, T = d.t, L = d.l;
+  float *q = a[0], *k = a[1], *v = a[2], *keys = a[3], *probs = a[4], *out = a[5], *dout = a[6], *dq = a[7], *dk = a[8], *dv = a[9];
+  float *ds = malloc(sizeof(float) * QB * T);
   if (!ds) {
     napi_throw_error(env, NULL, "attentionBackward: out of memory");
     return NULL;
   }
-  for (int64_t b = 0; b < d.b; b++)
-    for (int64_t j = 0; j < d.nkv; j++) {
-      const int64_t blk = (b * d.nkv + j);
-      const float *qb = q + blk * gl * d.hd, *kb = k + blk * d.t * d.hd, *vb = v + blk * d.t * d.hd;
-      const float *pb = probs + blk * gl * d.t, *ob = out + blk * gl * d.hd, *dob = dout + blk * gl * d.hd;
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)gl, (int)d.t, (int)d.hd, 1.0f, dob, (int)d.hd, vb, (int)d.hd, 0.0f,
-                  ds, (int)d.t);
-      for (int64_t r = 0; r < gl; r++) {
-        float dot = 0;
-        for (int64_t c = 0; c < d.hd; c++) dot += dob[r * d.hd + c] * ob[r * d.hd + c];
-        float *row = ds + r * d.t;
-        const float *prow = pb + r * d.t;
-        for (int64_t c = 0; c < d.t; c++) row[c] = prow[c] * (row[c] - dot);
+  memset(dk, 0, sizeof(float) * floats(&d, KV));
+  memset(dv, 0, sizeof(float) * floats(&d, KV));
+  for (int64_t b = 0; b < d.b; b++) {
+    const int64_t first = first_real_key(keys + b * T, T);
+    for (int64_t h = 0; h < d.nh; h++) {
+      const int64_t bh = b * d.nh + h, kv = b * d.nkv + h / g;
+      for (int64_t i0 = 0; i0 < L; i0 += QB) {
+        const int64_t i1 = i0 + QB < L ? i0 + QB : L, m = i1 - i0;
+        const Span s = block_span(&d, first, i0, i1);
+        const float *qb = q + (bh * L + i0) * hd, *pb = probs + (bh * L + i0) * T + s.lo;
+        const float *ob = out + (bh * L + i0) * hd, *dob = dout + (bh * L + i0) * hd;
+        float *kb = k + (kv * T + s.lo) * hd, *vb = v + (kv * T + s.lo) * hd;
+        if (s.n == 0) {
+          memset(dq + (bh * L + i0) * hd, 0, sizeof(float) * m * hd);
+          continue;
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)s.n, (int)hd, 1.0f, dob, (int)hd, vb, (int)hd, 0.0f, ds,
+                    (int)s.n);
+        for (int64_t r = 0; r < m; r++) {
+          float dot = 0;
+          for (int64_t c = 0; c < hd; c++) dot += dob[r * hd + c] * ob[r * hd + c];
+          float *row = ds + r * s.n;
+          const float *prow = pb + r * T;
+          for (int64_t c = 0; c < s.n; c++) row[c] = prow[c] * (row[c] - dot);
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)hd, (int)s.n, 1.0f, ds, (int)s.n, kb, (int)hd, 0.0f,
+                    dq + (bh * L + i0) * hd, (int)hd);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)s.n, (int)hd, (int)m, 1.0f, ds, (int)s.n, qb, (int)hd, 1.0f,
+                    dk + (kv * T + s.lo) * hd, (int)hd);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)s.n, (int)hd, (int)m, 1.0f, pb, (int)T, dob, (int)hd, 1.0f,
+                    dv + (kv * T + s.lo) * hd, (int)hd);
       }
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)gl, (int)d.hd, (int)d.t, 1.0f, ds, (int)d.t, kb, (int)d.hd, 0.0f,
-                  dq + blk * gl * d.hd, (int)d.hd);
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)d.t, (int)d.hd, (int)gl, 1.0f, ds, (int)d.t, qb, (int)d.hd, 0.0f,
-                  dk + blk * d.t * d.hd, (int)d.hd);
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)d.t, (int)d.hd, (int)gl, 1.0f, pb, (int)d.t, dob, (int)d.hd, 0.0f,
-                  dv + blk * d.t * d.hd, (int)d.hd);
     }
+  }
   free(ds);
   return NULL;
 }

@@ -26,7 +26,7 @@ interface Sgemm {
     q: Float32Array,
     k: Float32Array,
     v: Float32Array,
-    bias: Float32Array,
+    keys: Float32Array,
     out: Float32Array,
     probs: Float32Array,
     dims: number[],
@@ -35,6 +35,7 @@ interface Sgemm {
     q: Float32Array,
     k: Float32Array,
     v: Float32Array,
+    keys: Float32Array,
     probs: Float32Array,
     out: Float32Array,
     dOut: Float32Array,
@@ -84,7 +85,7 @@ interface WasmBackendLike {
   wasm: { HEAPU8: Uint8Array };
 }
 interface CpuBackendLike {
-  data: { get(id: unknown): { values: Float32Array } };
+  data: { get(id: unknown): { values: Float32Array | Int32Array | Uint8Array } };
   makeTensorInfo(shape: number[], dtype: 'float32', values: Float32Array): TensorInfo;
 }
 
@@ -104,7 +105,11 @@ function wasmStorage(backend: WasmBackendLike): Storage {
 
 function cpuStorage(backend: CpuBackendLike): Storage {
   return {
-    read: (t) => backend.data.get(t.dataId).values,
+    read: (t) => {
+      // the cpu backend casts int32 to float32 by sharing the Int32Array
+      const v = backend.data.get(t.dataId).values;
+      return v instanceof Float32Array ? v : Float32Array.from(v);
+    },
     alloc(shape) {
       const data = new Float32Array(size(shape));
       return { info: backend.makeTensorInfo(shape, 'float32', data), data };
@@ -170,7 +175,7 @@ function registerAttention(s: Sgemm, backendName: 'cpu' | 'wasm'): void {
     kernelName: ATTENTION,
     backendName,
     kernelFunc: ({ inputs, backend }) => {
-      const { q, k, v, bias } = inputs as Record<string, TensorInfo>;
+      const { q, k, v, keys } = inputs as Record<string, TensorInfo>;
       const store = storageOf(backendName, backend);
       const dims = attentionDims(q!, k!);
       const out = store.alloc(q!.shape);
@@ -180,7 +185,7 @@ function registerAttention(s: Sgemm, backendName: 'cpu' | 'wasm'): void {
         store.read(q!),
         store.read(k!),
         store.read(v!),
-        store.read(bias!),
+        store.read(keys!),
         store.read(out.info),
         store.read(probs.info),
         dims,
@@ -192,31 +197,46 @@ function registerAttention(s: Sgemm, backendName: 'cpu' | 'wasm'): void {
     kernelName: ATTENTION_GRAD,
     backendName,
     kernelFunc: ({ inputs, backend }) => {
-      const { q, k, v, probs, out, dy } = inputs as Record<string, TensorInfo>;
+      const { q, k, v, keys, probs, out, dy } = inputs as Record<string, TensorInfo>;
       const store = storageOf(backendName, backend);
       const dq = store.alloc(q!.shape);
       const dk = store.alloc(k!.shape);
       const dv = store.alloc(v!.shape);
       const r = (t: TensorInfo) => store.read(t);
-      s.attentionBackward(r(q!), r(k!), r(v!), r(probs!), r(out!), r(dy!), r(dq.info), r(dk.info), r(dv.info), attentionDims(q!, k!));
+      s.attentionBackward(
+        r(q!),
+        r(k!),
+        r(v!),
+        r(keys!),
+        r(probs!),
+        r(out!),
+        r(dy!),
+        r(dq.info),
+        r(dk.info),
+        r(dv.info),
+        attentionDims(q!, k!),
+      );
       return [dq.info, dk.info, dv.info];
     },
   });
 }
 
 /**
- * softmax(q·kᵀ + bias)·v in one kernel call each way (q [B, nH, L, hd] already scaled, k and v
- * [B, nKv, T, hd], bias [B, 1, L, T]); the probabilities are kept for the backward pass.
+ * Causal softmax(q·kᵀ)·v over the real keys in one kernel call each way (q [B, nH, L, hd] already
+ * scaled, k and v [B, nKv, T, hd], `keys` [B, T] float 1 for a real key; query i sits at position
+ * T − L + i). The mask is applied inside the kernel, so the [B, L, T] mask tensor is never built and
+ * the masked products are skipped; the probabilities are kept for the backward pass.
  */
-export function fusedAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor4D): tf.Tensor4D {
+export function fusedAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, keys: tf.Tensor2D): tf.Tensor4D {
   const f = tf.customGrad(((qq: tf.Tensor, kk: tf.Tensor, vv: tf.Tensor, save: tf.GradSaveFunc) => {
-    const [out, probs] = tf.engine().runKernel(ATTENTION, { q: qq, k: kk, v: vv, bias }) as tf.Tensor[];
-    save([qq, kk, vv, probs!, out!]);
+    const [out, probs] = tf.engine().runKernel(ATTENTION, { q: qq, k: kk, v: vv, keys }) as tf.Tensor[];
+    // the key mask too: the forward pass's scope disposes it before the backward pass runs
+    save([qq, kk, vv, keys, probs!, out!]);
     return {
       value: out!,
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const [sq, sk, sv, sp, so] = saved;
-        return tf.engine().runKernel(ATTENTION_GRAD, { q: sq!, k: sk!, v: sv!, probs: sp!, out: so!, dy }) as tf.Tensor[];
+        const [sq, sk, sv, sm, sp, so] = saved;
+        return tf.engine().runKernel(ATTENTION_GRAD, { q: sq!, k: sk!, v: sv!, keys: sm!, probs: sp!, out: so!, dy }) as tf.Tensor[];
       },
     };
   }) as unknown as Parameters<typeof tf.customGrad>[0]);

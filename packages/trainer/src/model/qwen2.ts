@@ -165,7 +165,6 @@ export class Qwen2Model {
     const [batch, len] = ids.shape;
     const maskF = mask.toFloat();
     const past = opts.cache;
-    const pastLen = past ? past.mask.shape[1] : 0;
     // position = (real tokens before this one, counting the cache)
     const startPos = past ? past.nextPosition.toFloat() : tf.zeros([batch]);
     const positions = tf.cumsum(maskF, 1).sub(1).add(startPos.expandDims(1)).maximum(0); // [B, L]
@@ -174,13 +173,8 @@ export class Qwen2Model {
     const cos = emb.cos();
     const sin = emb.sin();
     const fullMask = (past ? tf.concat([past.mask.toFloat(), maskF], 1) : maskF) as tf.Tensor2D; // [B, T]
-    const total = pastLen + len;
     // query i (absolute pastLen+i) sees key j when j <= pastLen+i and key j is real
-    // built as [L, T] directly (a decode step is one row), not cut from a [T, T] band
-    const causal = tf
-      .lessEqual(tf.range(0, total, 1, 'int32').expandDims(0), tf.range(pastLen, pastLen + len, 1, 'int32').expandDims(1))
-      .toFloat() as tf.Tensor2D; // [L, T]
-    const maskBias = attentionMask(causal, fullMask, c.num_attention_heads / c.num_key_value_heads);
+    const maskBias = attentionMask(fullMask, len, c.num_attention_heads / c.num_key_value_heads);
 
     let x: tf.Tensor = embed(this.w('model.embed_tokens.weight') as tf.Tensor2D, ids);
     const newKeys: tf.Tensor4D[] = [];
