@@ -245,6 +245,138 @@ static napi_value AttentionBackward(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+// Reads `n` Float32Array arguments, then `nd` int64 dims (≥ 1) and, when `temp` is not NULL, one more
+// number; checks each array holds at least sizes[i] floats as computed by `size_of` from the dims.
+static int flat_args(napi_env env, napi_callback_info info, const char *name, size_t n, size_t nd, float **a, int64_t *dims, double *temp,
+                     int64_t (*size_of)(size_t i, const int64_t *dims)) {
+  napi_value argv[10];
+  size_t argc = 10;
+  const size_t want = n + nd + (temp ? 1 : 0);
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != want) goto bad;
+  for (size_t i = 0; i < nd; i++)
+    if (napi_get_value_int64(env, argv[n + i], &dims[i]) != napi_ok || dims[i] < 1) goto bad;
+  if (temp && (napi_get_value_double(env, argv[n + nd], temp) != napi_ok || !(*temp > 0))) goto bad;
+  for (size_t i = 0; i < n; i++) {
+    size_t len;
+    a[i] = f32(env, argv[i], &len);
+    if (!a[i] || (int64_t)len < size_of(i, dims)) goto bad;
+  }
+  return 1;
+bad:
+  napi_throw_error(env, NULL, name);
+  return 0;
+}
+
+// Token log-probs: logits [B, L, V], targets [B, L − 1] (token ids as floats), out [2, B, L − 1];
+// gradients: dOut [2, B, L − 1], dLogits [B, L, V].
+static int64_t lp_size(size_t i, const int64_t *d) {
+  switch (i) {
+  case 0: return d[0] * d[1] * d[2];
+  case 1: return d[0] * (d[1] - 1);
+  default: return 2 * d[0] * (d[1] - 1);
+  }
+}
+static int64_t lp_grad_size(size_t i, const int64_t *d) { return i == 3 ? lp_size(0, d) : lp_size(i, d); }
+
+// One row's log-sum-exp of x/temp and Σ p·x/temp (for the entropy, lse − Σ p·x/temp).
+static void row_stats(const float *row, int64_t v, float inv_t, float *lse, float *mean_x) {
+  float mx = -INFINITY;
+  for (int64_t c = 0; c < v; c++)
+    if (row[c] > mx) mx = row[c];
+  double z = 0, zx = 0;
+  for (int64_t c = 0; c < v; c++) {
+    const float x = (row[c] - mx) * inv_t, e = expf(x);
+    z += e;
+    zx += e * x;
+  }
+  *lse = mx * inv_t + (float)log(z);
+  *mean_x = mx * inv_t + (float)(zx / z);
+}
+
+// tokenLogProbs(logits, targets, out, B, L, V, temperature): out[0] = log softmax(logits/T)[target]
+// of each position but the last (it scores the next token), out[1] = the entropy of that softmax.
+// One pass over the [B, L, V] logits instead of tfjs's slice, divide, log-softmax, one-hot, product
+// and sum, and the entropy's exp, product and sum, each writing a [B, L, V] tensor.
+static napi_value TokenLogProbs(napi_env env, napi_callback_info info) {
+  float *a[3];
+  int64_t d[3];
+  double temp;
+  if (!flat_args(env, info, "tokenLogProbs(logits, targets, out, B, L, V, temperature): wrong arguments or sizes", 3, 3, a, d, &temp,
+                 lp_size))
+    return NULL;
+  const int64_t b = d[0], l = d[1], v = d[2], rows = b * (l - 1);
+  const float inv_t = (float)(1.0 / temp);
+  for (int64_t r = 0; r < rows; r++) {
+    const float *row = a[0] + ((r / (l - 1)) * l + r % (l - 1)) * v;
+    const int64_t target = (int64_t)a[1][r];
+    float lse, mean_x;
+    row_stats(row, v, inv_t, &lse, &mean_x);
+    a[2][r] = target >= 0 && target < v ? row[target] * inv_t - lse : 0.0f; // as a one-hot pick of no class
+    a[2][rows + r] = lse - mean_x;
+  }
+  return NULL;
+}
+
+// tokenLogProbsBackward(logits, targets, dOut, dLogits, B, L, V, temperature): with p = softmax(x),
+// x = logits/T: d logp/dx = onehot − p, d entropy/dx = −p ⊙ (log p + H); the last position gets 0.
+static napi_value TokenLogProbsBackward(napi_env env, napi_callback_info info) {
+  float *a[4];
+  int64_t d[3];
+  double temp;
+  if (!flat_args(env, info, "tokenLogProbsBackward(logits, targets, dOut, dLogits, B, L, V, temperature): wrong arguments or sizes", 4, 3,
+                 a, d, &temp, lp_grad_size))
+    return NULL;
+  const int64_t b = d[0], l = d[1], v = d[2], rows = b * (l - 1);
+  const float inv_t = (float)(1.0 / temp);
+  for (int64_t i = 0; i < b; i++) memset(a[3] + (i * l + l - 1) * v, 0, sizeof(float) * v);
+  for (int64_t r = 0; r < rows; r++) {
+    const int64_t off = ((r / (l - 1)) * l + r % (l - 1)) * v;
+    const float *row = a[0] + off;
+    float *g = a[3] + off;
+    const int64_t target = (int64_t)a[1][r];
+    const float dlp = a[2][r], dh = a[2][rows + r];
+    float lse, mean_x;
+    row_stats(row, v, inv_t, &lse, &mean_x);
+    const float h = lse - mean_x;
+    for (int64_t c = 0; c < v; c++) {
+      const float logp = row[c] * inv_t - lse, p = expf(logp);
+      g[c] = (-dlp * p - dh * p * (logp + h)) * inv_t;
+    }
+    if (target >= 0 && target < v) g[target] += dlp * inv_t;
+  }
+  return NULL;
+}
+
+// SwiGLU: out = gate · sigmoid(gate) · up over n floats; gradients dGate, dUp from dOut.
+static int64_t n_size(size_t i, const int64_t *d) {
+  (void)i;
+  return d[0];
+}
+
+static napi_value Swiglu(napi_env env, napi_callback_info info) {
+  float *a[3];
+  int64_t n;
+  if (!flat_args(env, info, "swiglu(gate, up, out, n): wrong arguments or sizes", 3, 1, a, &n, NULL, n_size)) return NULL;
+  for (int64_t i = 0; i < n; i++) {
+    const float g = a[0][i];
+    a[2][i] = g / (1.0f + expf(-g)) * a[1][i];
+  }
+  return NULL;
+}
+
+static napi_value SwigluBackward(napi_env env, napi_callback_info info) {
+  float *a[5];
+  int64_t n;
+  if (!flat_args(env, info, "swigluBackward(gate, up, dOut, dGate, dUp, n): wrong arguments or sizes", 5, 1, a, &n, NULL, n_size))
+    return NULL;
+  for (int64_t i = 0; i < n; i++) {
+    const float g = a[0][i], u = a[1][i], dy = a[2][i], s = 1.0f / (1.0f + expf(-g));
+    a[3][i] = dy * u * s * (1.0f + g * (1.0f - s));
+    a[4][i] = dy * g * s;
+  }
+  return NULL;
+}
+
 static napi_value SetThreads(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -263,6 +395,14 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "attentionForward", fn);
   napi_create_function(env, "attentionBackward", NAPI_AUTO_LENGTH, AttentionBackward, NULL, &fn);
   napi_set_named_property(env, exports, "attentionBackward", fn);
+  napi_create_function(env, "tokenLogProbs", NAPI_AUTO_LENGTH, TokenLogProbs, NULL, &fn);
+  napi_set_named_property(env, exports, "tokenLogProbs", fn);
+  napi_create_function(env, "tokenLogProbsBackward", NAPI_AUTO_LENGTH, TokenLogProbsBackward, NULL, &fn);
+  napi_set_named_property(env, exports, "tokenLogProbsBackward", fn);
+  napi_create_function(env, "swiglu", NAPI_AUTO_LENGTH, Swiglu, NULL, &fn);
+  napi_set_named_property(env, exports, "swiglu", fn);
+  napi_create_function(env, "swigluBackward", NAPI_AUTO_LENGTH, SwigluBackward, NULL, &fn);
+  napi_set_named_property(env, exports, "swigluBackward", fn);
   napi_create_function(env, "setThreads", NAPI_AUTO_LENGTH, SetThreads, NULL, &fn);
   napi_set_named_property(env, exports, "setThreads", fn);
   return exports;

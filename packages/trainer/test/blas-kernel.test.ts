@@ -2,9 +2,11 @@ import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
 import { attention, attentionMask } from '../src/model/attention.js';
-import { blasActive, installBlasMatMul, loadSgemm, uninstallBlasMatMul } from '../src/model/blas-kernel.js';
+import { blasActive, installBlasMatMul, uninstallBlasMatMul } from '../src/model/blas-kernel.js';
+import { loadSgemm } from '../src/model/native-addon.js';
 import { starpoTinyConfig } from '../src/model/config.js';
 import { Qwen2Model } from '../src/model/qwen2.js';
+import { tokenLogProbs } from '../src/policy/score.js';
 import { maxAbsDiff } from './fixtures.js';
 
 const built = loadSgemm();
@@ -127,6 +129,54 @@ for (const backend of ['cpu', 'wasm'] as const) {
       for (const [i, g] of fast.grads.entries()) expect(maxAbsDiff(g, ref.grads[i]!), vars[i]!.name).toBeLessThan(1e-4);
       model.dispose();
     });
+
+    it('scores tokens (log-probs and entropies at a temperature) and their gradients as the tfjs path does', async () => {
+      await initBackend(backend);
+      const model = Qwen2Model.init(starpoTinyConfig('nano', 60), { seed: 4 });
+      const ids = tf.tensor2d(
+        [
+          [5, 9, 11, 4, 7, 8, 20, 3, 59],
+          [0, 0, 0, 2, 14, 9, 30, 1, 6],
+        ],
+        undefined,
+        'int32',
+      );
+      const mask = tf.tensor2d(
+        [
+          [1, 1, 1, 1, 1, 1, 1, 1, 1],
+          [0, 0, 0, 1, 1, 1, 1, 1, 1],
+        ],
+        undefined,
+        'int32',
+      );
+      // weights on the real positions (a padding one sees no key, and may differ), which score a real token
+      const scored = mask.slice([0, 1], [2, 8]).mul(mask.slice([0, 0], [2, 8]));
+      const wLp = tf.randomNormal([2, 8], 0, 1, 'float32', 8).mul(scored);
+      const wEnt = tf.randomNormal([2, 8], 0, 1, 'float32', 9).mul(scored);
+      const vars = model.trainableVariables();
+      const [ref, fast] = await bothKernels(backend, async () => {
+        const score = () => tokenLogProbs(model, ids, mask, { temperature: 0.7 });
+        const { logProbs, entropy } = score();
+        const { value, grads } = tf.variableGrads(() => {
+          const s = score();
+          return s.logProbs.mul(wLp).sum().add(s.entropy!.mul(wEnt).sum()) as tf.Scalar;
+        }, vars);
+        const out = {
+          logProbs: Array.from(await logProbs.mul(wLp.notEqual(0)).data()),
+          entropy: Array.from(await entropy!.mul(wEnt.notEqual(0)).data()),
+          loss: (await value.data())[0]!,
+          grads: await Promise.all(vars.map(async (v) => Array.from(await grads[v.name]!.data()))),
+        };
+        tf.dispose([value, ...Object.values(grads)]);
+        return out;
+      });
+      expect(maxAbsDiff(fast.logProbs, ref.logProbs)).toBeLessThan(1e-4);
+      expect(maxAbsDiff(fast.entropy, ref.entropy)).toBeLessThan(1e-4);
+      expect(ref.entropy.some((e) => e > 0.1)).toBe(true);
+      expect(Math.abs(fast.loss - ref.loss)).toBeLessThan(1e-3);
+      for (const [i, g] of fast.grads.entries()) expect(maxAbsDiff(g, ref.grads[i]!), vars[i]!.name).toBeLessThan(1e-4);
+      model.dispose();
+    });
   });
 }
 
@@ -146,5 +196,10 @@ describe.skipIf(!built.addon)('the sgemm addon', () => {
     expect(() => s.attentionForward(q, kv, kv, keys, new Float32Array(8), new Float32Array(12), [1, 2, 1, 4, 3, 1])).toThrow(
       /wrong arguments/,
     );
+    // token scoring: an output one float short, a temperature of 0; SwiGLU over more floats than given
+    const logits = new Float32Array(2 * 3 * 4);
+    expect(() => s.tokenLogProbs(logits, new Float32Array(4), new Float32Array(7), 2, 3, 4, 1)).toThrow(/wrong arguments or sizes/);
+    expect(() => s.tokenLogProbs(logits, new Float32Array(4), new Float32Array(8), 2, 3, 4, 0)).toThrow(/wrong arguments or sizes/);
+    expect(() => s.swiglu(a, a, a, 7)).toThrow(/wrong arguments or sizes/);
   });
 });

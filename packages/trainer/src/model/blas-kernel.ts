@@ -1,127 +1,23 @@
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
+import { loadSgemm, size, storageOf, type NativeKernels, type Storage, type TensorInfo } from './native-addon.js';
+import { registerNativeOps } from './native-ops.js';
 
 // tf.matMul on the cpu and wasm backends through an OpenBLAS sgemm (native/kernels.c), when that optional
 // addon is built: tfjs-backend-wasm reaches 2–12 GFLOP/s on the update's shapes, OpenBLAS several
 // times more (docs/results/engine.md). The tfjs kernel stays registered underneath as the fallback
 // for what the addon does not handle (non-float32, uneven batch broadcasting).
 
-interface Sgemm {
-  sgemm(
-    a: Float32Array,
-    b: Float32Array,
-    c: Float32Array,
-    batch: number,
-    m: number,
-    n: number,
-    k: number,
-    transA: boolean,
-    transB: boolean,
-    strideA: number,
-    strideB: number,
-  ): void;
-  setThreads(n: number): void;
-  attentionForward(
-    q: Float32Array,
-    k: Float32Array,
-    v: Float32Array,
-    keys: Float32Array,
-    out: Float32Array,
-    probs: Float32Array,
-    dims: number[],
-  ): void;
-  attentionBackward(
-    q: Float32Array,
-    k: Float32Array,
-    v: Float32Array,
-    keys: Float32Array,
-    probs: Float32Array,
-    out: Float32Array,
-    dOut: Float32Array,
-    dq: Float32Array,
-    dk: Float32Array,
-    dv: Float32Array,
-    dims: number[],
-  ): void;
-}
-
 export type MatmulEngine = 'tfjs' | 'blas';
 
-const require = createRequire(import.meta.url);
-let addon: Sgemm | null | undefined;
-
-/** The addon, or null with the reason it could not load. */
-export function loadSgemm(): { addon: Sgemm | null; why?: string } {
-  if (addon !== undefined) return { addon };
-  try {
-    addon = require(fileURLToPath(new URL('../../native/build/kernels.node', import.meta.url))) as Sgemm;
-    // the compute pool already gives each core its own thread
-    addon.setThreads(Number(process.env.OPENBLAS_NUM_THREADS ?? 1));
-    return { addon };
-  } catch (e) {
-    addon = null;
-    return {
-      addon,
-      why: `native/build/kernels.node did not load (${(e as Error).message.split('\n')[0]}); run npm run build -w @starpo/trainer with libopenblas-dev installed`,
-    };
-  }
-}
-
-type TensorInfo = tf.TensorInfo;
 interface MatmulAttrs {
   transposeA: boolean;
   transposeB: boolean;
 }
-/** How a backend hands out a tensor's floats and makes an output the kernel may write. */
-interface Storage {
-  read(t: TensorInfo): Float32Array;
-  alloc(shape: number[]): { info: TensorInfo; data: Float32Array };
-}
-
-interface WasmBackendLike {
-  dataIdMap: { get(id: unknown): { memoryOffset: number } };
-  makeOutput(shape: number[], dtype: 'float32'): TensorInfo;
-  wasm: { HEAPU8: Uint8Array };
-}
-interface CpuBackendLike {
-  data: { get(id: unknown): { values: Float32Array | Int32Array | Uint8Array } };
-  makeTensorInfo(shape: number[], dtype: 'float32', values: Float32Array): TensorInfo;
-}
-
-const size = (shape: number[]) => shape.reduce((a, b) => a * b, 1);
-
-function wasmStorage(backend: WasmBackendLike): Storage {
-  // the heap's buffer is read at each use: a later allocation may grow the memory and replace it
-  const view = (t: TensorInfo) => new Float32Array(backend.wasm.HEAPU8.buffer, backend.dataIdMap.get(t.dataId).memoryOffset, size(t.shape));
-  return {
-    read: view,
-    alloc(shape) {
-      const info = backend.makeOutput(shape, 'float32');
-      return { info, data: view(info) };
-    },
-  };
-}
-
-function cpuStorage(backend: CpuBackendLike): Storage {
-  return {
-    read: (t) => {
-      // the cpu backend casts int32 to float32 by sharing the Int32Array
-      const v = backend.data.get(t.dataId).values;
-      return v instanceof Float32Array ? v : Float32Array.from(v);
-    },
-    alloc(shape) {
-      const data = new Float32Array(size(shape));
-      return { info: backend.makeTensorInfo(shape, 'float32', data), data };
-    },
-  };
-}
-
 /**
  * a [...batchA, M, K] × b [...batchB, K, N] (or transposed) when each operand's batch is either the
  * full output batch or a single matrix; null for what the fallback should do.
  */
-function sgemmMatMul(s: Sgemm, store: Storage, a: TensorInfo, b: TensorInfo, attrs: MatmulAttrs): TensorInfo | null {
+function sgemmMatMul(s: NativeKernels, store: Storage, a: TensorInfo, b: TensorInfo, attrs: MatmulAttrs): TensorInfo | null {
   if (a.dtype !== 'float32' || b.dtype !== 'float32' || a.shape.length < 2 || b.shape.length < 2) return null;
   const ra = a.shape.length;
   const rb = b.shape.length;
@@ -161,15 +57,11 @@ const originals = new Map<string, tf.KernelConfig>();
 const ATTENTION = 'StarpoAttention';
 const ATTENTION_GRAD = 'StarpoAttentionGrad';
 
-function storageOf(backendName: 'cpu' | 'wasm', backend: unknown): Storage {
-  return backendName === 'wasm' ? wasmStorage(backend as WasmBackendLike) : cpuStorage(backend as CpuBackendLike);
-}
-
 /** [B, nH, nKv, L, T, hd] of q [B, nH, L, hd] and k [B, nKv, T, hd]. */
 const attentionDims = (q: TensorInfo, k: TensorInfo) => [q.shape[0]!, q.shape[1]!, k.shape[1]!, q.shape[2]!, k.shape[2]!, q.shape[3]!];
 
 /** The attention kernels of the addon, registered once per backend (they stay; only attention.ts calls them, when blasActive()). */
-function registerAttention(s: Sgemm, backendName: 'cpu' | 'wasm'): void {
+function registerAttention(s: NativeKernels, backendName: 'cpu' | 'wasm'): void {
   if (tf.getKernel(ATTENTION, backendName)) return;
   tf.registerKernel({
     kernelName: ATTENTION,
@@ -261,14 +153,12 @@ export function installBlasMatMul(backendName: 'cpu' | 'wasm'): { ok: boolean; w
     disposeFunc: original.disposeFunc,
     kernelFunc: (args) => {
       const { a, b } = args.inputs as { a: TensorInfo; b: TensorInfo };
-      const store =
-        backendName === 'wasm'
-          ? wasmStorage(args.backend as unknown as WasmBackendLike)
-          : cpuStorage(args.backend as unknown as CpuBackendLike);
+      const store = storageOf(backendName, args.backend);
       return sgemmMatMul(s, store, a, b, args.attrs as unknown as MatmulAttrs) ?? original.kernelFunc(args);
     },
   });
   registerAttention(s, backendName);
+  registerNativeOps(s, backendName);
   originals.set(backendName, original);
   return { ok: true };
 }

@@ -1,7 +1,9 @@
 import * as tf from '@tensorflow/tfjs';
 import { headDim, type Qwen2Config } from './config.js';
 import { attention, attentionMask } from './attention.js';
+import { blasActive } from './blas-kernel.js';
 import { linear } from './matmul.js';
+import { nativeSwiglu } from './native-ops.js';
 import type { TensorData } from './safetensors.js';
 
 /** Per-layer keys and values of earlier positions, for incremental decoding. */
@@ -203,7 +205,8 @@ export class Qwen2Model {
       const h2 = rmsNorm(x, this.w(`${p}post_attention_layernorm.weight`), c.rms_norm_eps);
       const gate = linear(h2, this.w(`${p}mlp.gate_proj.weight`));
       const up = linear(h2, this.w(`${p}mlp.up_proj.weight`));
-      x = x.add(linear(gate.mul(tf.sigmoid(gate)).mul(up), this.w(`${p}mlp.down_proj.weight`)));
+      const act = blasActive() ? nativeSwiglu(gate, up) : gate.mul(tf.sigmoid(gate)).mul(up);
+      x = x.add(linear(act, this.w(`${p}mlp.down_proj.weight`)));
     }
     const hidden = rmsNorm(x, this.w('model.norm.weight'), c.rms_norm_eps) as tf.Tensor3D;
     if (!opts.returnCache) return { hidden };
