@@ -388,22 +388,21 @@ static napi_value SetThreads(napi_env env, napi_callback_info info) {
 }
 
 NAPI_MODULE_INIT() {
-  napi_value fn;
-  napi_create_function(env, "sgemm", NAPI_AUTO_LENGTH, Sgemm, NULL, &fn);
-  napi_set_named_property(env, exports, "sgemm", fn);
-  napi_create_function(env, "attentionForward", NAPI_AUTO_LENGTH, AttentionForward, NULL, &fn);
-  napi_set_named_property(env, exports, "attentionForward", fn);
-  napi_create_function(env, "attentionBackward", NAPI_AUTO_LENGTH, AttentionBackward, NULL, &fn);
-  napi_set_named_property(env, exports, "attentionBackward", fn);
-  napi_create_function(env, "tokenLogProbs", NAPI_AUTO_LENGTH, TokenLogProbs, NULL, &fn);
-  napi_set_named_property(env, exports, "tokenLogProbs", fn);
-  napi_create_function(env, "tokenLogProbsBackward", NAPI_AUTO_LENGTH, TokenLogProbsBackward, NULL, &fn);
-  napi_set_named_property(env, exports, "tokenLogProbsBackward", fn);
-  napi_create_function(env, "swiglu", NAPI_AUTO_LENGTH, Swiglu, NULL, &fn);
-  napi_set_named_property(env, exports, "swiglu", fn);
-  napi_create_function(env, "swigluBackward", NAPI_AUTO_LENGTH, SwigluBackward, NULL, &fn);
-  napi_set_named_property(env, exports, "swigluBackward", fn);
-  napi_create_function(env, "setThreads", NAPI_AUTO_LENGTH, SetThreads, NULL, &fn);
-  napi_set_named_property(env, exports, "setThreads", fn);
+  static const struct {
+    const char *name;
+    napi_callback fn;
+  } fns[] = {{"sgemm", Sgemm},
+             {"attentionForward", AttentionForward},
+             {"attentionBackward", AttentionBackward},
+             {"tokenLogProbs", TokenLogProbs},
+             {"tokenLogProbsBackward", TokenLogProbsBackward},
+             {"swiglu", Swiglu},
+             {"swigluBackward", SwigluBackward},
+             {"setThreads", SetThreads}};
+  for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+    napi_value fn;
+    napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &fn);
+    napi_set_named_property(env, exports, fns[i].name, fn);
+  }
   return exports;
 }
