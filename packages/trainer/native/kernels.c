@@ -3,6 +3,7 @@
 // (scores, mask, softmax and the value product in one call, instead of a dozen tfjs ops each
 // writing a [L, T] tensor per head). N-API only, so one build serves every Node version of the
 // same ABI line.
+#include <float.h>
 #include <math.h>
 #include <node_api.h>
 #include <cblas.h>
@@ -83,7 +84,7 @@ static int read_dims(napi_env env, napi_value v, Dims *d) {
 
 // The layouts an attention argument can have: q-like [B, nH, L, hd], k-like [B, nKv, T, hd],
 // the key mask [B, T] and the probabilities [B, nH, L, T].
-enum Layout { Q, KV, KEYS, P };
+enum Layout { Q, KV, KEYS, P, P_OR_NULL };
 
 static int64_t floats(const Dims *d, enum Layout x) {
   switch (x) {
@@ -106,12 +107,68 @@ static int attention_args(napi_env env, napi_callback_info info, const char *nam
   }
   for (size_t i = 0; i < n; i++) {
     size_t len;
+    napi_valuetype type;
+    // the forward pass's probabilities may be null: nothing is kept for a backward pass
+    if (layouts[i] == P_OR_NULL && napi_typeof(env, argv[i], &type) == napi_ok && type == napi_null) {
+      a[i] = NULL;
+      continue;
+    }
     a[i] = f32(env, argv[i], &len);
     if (!a[i] || (int64_t)len < floats(d, layouts[i])) {
       napi_throw_range_error(env, NULL, name);
       return 0;
     }
   }
+  return 1;
+}
+
+// exp for x ≤ 0 (softmax after subtracting the row's max), branch-free so that the loops below
+// vectorise: 2^n by the exponent bits, e^y on |y| ≤ ln2/2 by its Taylor series to y^7 (relative error
+// about 2e-7, the float rounding of the argument's own error). glibc's expf is scalar, and the
+// softmax around it was two thirds of the attention kernel's time.
+static inline float exp_neg(float x) {
+  x = fminf(fmaxf(x, -87.0f), 0.0f); // a masked key's score may exceed the row's max: its term is then multiplied by 0
+  const int32_t n = (int32_t)(x * 1.44269504f - 0.5f); // rounds to nearest for x ≤ 0
+  const float y = (x - (float)n * 0.693359375f) + (float)n * 2.12194440e-4f; // Cody–Waite: x − n·ln2
+  const float p =
+      1.0f + y * (1.0f + y * (0.5f + y * (1.0f / 6 + y * (1.0f / 24 + y * (1.0f / 120 + y * (1.0f / 720 + y * (1.0f / 5040)))))));
+  const int32_t bits = (n + 127) * (1 << 23);
+  float scale;
+  memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define VECTOR_CLONES
+#endif
+
+#define MASKED -1e30f
+
+// row[0 … n) = softmax over the entries whose key is real (keys[c] = 1, else 0), 0 elsewhere; returns
+// 0 (row all 0) when no key is real. Each loop is a plain pass the compiler vectorises.
+VECTOR_CLONES static int softmax_span(float *restrict row, const float *restrict keys, int64_t n) {
+  float mx = MASKED;
+#pragma omp simd reduction(max : mx)
+  for (int64_t c = 0; c < n; c++) {
+    const float x = row[c] + (keys[c] - 1.0f) * -MASKED; // keys are 1 or 0: arithmetic, not a branch
+    mx = x > mx ? x : mx;
+  }
+  if (mx <= MASKED / 2) {
+    memset(row, 0, sizeof(float) * n);
+    return 0;
+  }
+  float z = 0;
+#pragma omp simd reduction(+ : z)
+  for (int64_t c = 0; c < n; c++) {
+    const float e = exp_neg(row[c] - mx) * keys[c];
+    row[c] = e;
+    z += e;
+  }
+  const float inv = 1.0f / z;
+#pragma omp simd
+  for (int64_t c = 0; c < n; c++) row[c] *= inv;
   return 1;
 }
 
@@ -138,9 +195,10 @@ static int64_t first_real_key(const float *keys, int64_t t) {
 
 // attentionForward(q, k, v, keys, out, probs, dims): out = softmax(q·kᵀ, over the keys each query
 // sees)·v, probs kept for the backward pass (0 outside what a query sees). A query that sees no key
-// (left padding) gets 0.
+// (left padding) gets 0. With probs null (no backward pass), each block's probabilities stay in a
+// scratch block that fits the cache instead of going out to a [B, nH, L, T] array and back.
 static napi_value AttentionForward(napi_env env, napi_callback_info info) {
-  static const enum Layout layouts[6] = {Q, KV, KV, KEYS, Q, P};
+  static const enum Layout layouts[6] = {Q, KV, KV, KEYS, Q, P_OR_NULL};
   float *a[6];
   Dims d;
   if (!attention_args(env, info, "attentionForward(q, k, v, keys, out, probs, [B, nH, nKv, L, T, hd]): wrong arguments or sizes", 6,
@@ -148,6 +206,11 @@ static napi_value AttentionForward(napi_env env, napi_callback_info info) {
     return NULL;
   const int64_t g = d.nh / d.nkv, hd = d.hd, T = d.t, L = d.l;
   float *q = a[0], *k = a[1], *v = a[2], *keys = a[3], *out = a[4], *probs = a[5];
+  float *scratch = probs ? NULL : malloc(sizeof(float) * QB * T);
+  if (!probs && !scratch) {
+    napi_throw_error(env, NULL, "attentionForward: out of memory");
+    return NULL;
+  }
   for (int64_t b = 0; b < d.b; b++) {
     const float *kmask = keys + b * T;
     const int64_t first = first_real_key(kmask, T);
@@ -156,9 +219,9 @@ static napi_value AttentionForward(napi_env env, napi_callback_info info) {
       for (int64_t i0 = 0; i0 < L; i0 += QB) {
         const int64_t i1 = i0 + QB < L ? i0 + QB : L, m = i1 - i0;
         const Span s = block_span(&d, first, i0, i1);
-        float *pb = probs + (bh * L + i0) * T, *ob = out + (bh * L + i0) * hd;
+        float *pb = probs ? probs + (bh * L + i0) * T : scratch, *ob = out + (bh * L + i0) * hd;
         if (s.n == 0) {
-          memset(pb, 0, sizeof(float) * m * T);
+          if (probs) memset(pb, 0, sizeof(float) * m * T);
           memset(ob, 0, sizeof(float) * m * hd);
           continue;
         }
@@ -167,25 +230,18 @@ static napi_value AttentionForward(napi_env env, napi_callback_info info) {
         for (int64_t r = 0; r < m; r++) {
           float *row = pb + r * T;
           const int64_t last = T - L + i0 + r; // the last key this query may see
-          memset(row, 0, sizeof(float) * s.lo);
-          if (last + 1 < T) memset(row + last + 1, 0, sizeof(float) * (T - last - 1));
-          float mx = -INFINITY;
-          for (int64_t c = s.lo; c <= last; c++)
-            if (kmask[c] > 0 && row[c] > mx) mx = row[c];
-          if (mx == -INFINITY) { // sees no real key
-            memset(row + s.lo, 0, sizeof(float) * (last + 1 - s.lo > 0 ? last + 1 - s.lo : 0));
-            continue;
-          }
-          float z = 0;
-          for (int64_t c = s.lo; c <= last; c++) z += (row[c] = kmask[c] > 0 ? expf(row[c] - mx) : 0.0f);
-          const float inv = 1.0f / z;
-          for (int64_t c = s.lo; c <= last; c++) row[c] *= inv;
+          if (probs) memset(row, 0, sizeof(float) * s.lo);
+          // past the last key it sees: outside the block's span only for a kept array, inside it for the value product
+          const int64_t end = probs ? T : s.lo + s.n;
+          if (last + 1 < end) memset(row + last + 1, 0, sizeof(float) * (end - last - 1));
+          if (last >= s.lo) softmax_span(row + s.lo, kmask + s.lo, last + 1 - s.lo);
         }
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)hd, (int)s.n, 1.0f, pb + s.lo, (int)T,
                     v + (kv * T + s.lo) * hd, (int)hd, 0.0f, ob, (int)hd);
       }
     }
   }
+  free(scratch);
   return NULL;
 }
 
@@ -280,7 +336,7 @@ static int64_t lp_grad_size(size_t i, const int64_t *d) { return i == 3 ? lp_siz
 
 // One row's log-sum-exp of x/temp and Σ p·x/temp (for the entropy, lse − Σ p·x/temp).
 static void row_stats(const float *row, int64_t v, float inv_t, float *lse, float *mean_x) {
-  float mx = -INFINITY;
+  float mx = -FLT_MAX;
   for (int64_t c = 0; c < v; c++)
     if (row[c] > mx) mx = row[c];
   double z = 0, zx = 0;

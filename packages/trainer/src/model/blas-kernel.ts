@@ -66,12 +66,13 @@ function registerAttention(s: NativeKernels, backendName: 'cpu' | 'wasm'): void 
   tf.registerKernel({
     kernelName: ATTENTION,
     backendName,
-    kernelFunc: ({ inputs, backend }) => {
+    kernelFunc: ({ inputs, backend, attrs }) => {
       const { q, k, v, keys } = inputs as Record<string, TensorInfo>;
       const store = storageOf(backendName, backend);
       const dims = attentionDims(q!, k!);
       const out = store.alloc(q!.shape);
-      const probs = store.alloc([dims[0]!, dims[1]!, dims[3]!, dims[4]!]);
+      // without a backward pass the probabilities stay inside the kernel
+      const probs = (attrs as { keep: boolean }).keep ? store.alloc([dims[0]!, dims[1]!, dims[3]!, dims[4]!]) : null;
       // allocations may move the wasm heap: take every view after the last one
       s.attentionForward(
         store.read(q!),
@@ -79,10 +80,10 @@ function registerAttention(s: NativeKernels, backendName: 'cpu' | 'wasm'): void 
         store.read(v!),
         store.read(keys!),
         store.read(out.info),
-        store.read(probs.info),
+        probs ? store.read(probs.info) : null,
         dims,
       );
-      return [out.info, probs.info];
+      return probs ? [out.info, probs.info] : [out.info];
     },
   });
   tf.registerKernel({
@@ -120,8 +121,11 @@ function registerAttention(s: NativeKernels, backendName: 'cpu' | 'wasm'): void 
  * the masked products are skipped; the probabilities are kept for the backward pass.
  */
 export function fusedAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, keys: tf.Tensor2D): tf.Tensor4D {
+  // no gradient recorded (generation, scoring): nothing to keep for a backward pass
+  if (!(tf.engine() as unknown as { isTapeOn(): boolean }).isTapeOn())
+    return (tf.engine().runKernel(ATTENTION, { q, k, v, keys }, { keep: false }) as tf.Tensor[])[0] as tf.Tensor4D;
   const f = tf.customGrad(((qq: tf.Tensor, kk: tf.Tensor, vv: tf.Tensor, save: tf.GradSaveFunc) => {
-    const [out, probs] = tf.engine().runKernel(ATTENTION, { q: qq, k: kk, v: vv, keys }) as tf.Tensor[];
+    const [out, probs] = tf.engine().runKernel(ATTENTION, { q: qq, k: kk, v: vv, keys }, { keep: true }) as tf.Tensor[];
     // the key mask too: the forward pass's scope disposes it before the backward pass runs
     save([qq, kk, vv, keys, probs!, out!]);
     return {

@@ -26,7 +26,7 @@ export interface NativeKernels {
     v: Float32Array,
     keys: Float32Array,
     out: Float32Array,
-    probs: Float32Array,
+    probs: Float32Array | null,
     dims: number[],
   ): void;
   attentionBackward(
