@@ -335,18 +335,29 @@ static int64_t lp_size(size_t i, const int64_t *d) {
 static int64_t lp_grad_size(size_t i, const int64_t *d) { return i == 3 ? lp_size(0, d) : lp_size(i, d); }
 
 // One row's log-sum-exp of x/temp and Σ p·x/temp (for the entropy, lse − Σ p·x/temp).
-static void row_stats(const float *row, int64_t v, float inv_t, float *lse, float *mean_x) {
+VECTOR_CLONES static void row_stats(const float *restrict row, int64_t v, float inv_t, float *lse, float *mean_x) {
   float mx = -FLT_MAX;
-  for (int64_t c = 0; c < v; c++)
-    if (row[c] > mx) mx = row[c];
-  double z = 0, zx = 0;
+#pragma omp simd reduction(max : mx)
+  for (int64_t c = 0; c < v; c++) mx = row[c] > mx ? row[c] : mx;
+  float z = 0, zx = 0;
+#pragma omp simd reduction(+ : z, zx)
   for (int64_t c = 0; c < v; c++) {
-    const float x = (row[c] - mx) * inv_t, e = expf(x);
+    const float x = (row[c] - mx) * inv_t, e = exp_neg(x);
     z += e;
     zx += e * x;
   }
-  *lse = mx * inv_t + (float)log(z);
-  *mean_x = mx * inv_t + (float)(zx / z);
+  *lse = mx * inv_t + logf(z);
+  *mean_x = mx * inv_t + zx / z;
+}
+
+// d logits of one row (see below), vectorised.
+VECTOR_CLONES static void row_grad(const float *restrict row, float *restrict g, int64_t v, float inv_t, float lse, float h, float dlp,
+                                   float dh) {
+#pragma omp simd
+  for (int64_t c = 0; c < v; c++) {
+    const float logp = row[c] * inv_t - lse, p = exp_neg(logp);
+    g[c] = (-dlp * p - dh * p * (logp + h)) * inv_t;
+  }
 }
 
 // tokenLogProbs(logits, targets, out, B, L, V, temperature): out[0] = log softmax(logits/T)[target]
@@ -394,10 +405,7 @@ static napi_value TokenLogProbsBackward(napi_env env, napi_callback_info info) {
     float lse, mean_x;
     row_stats(row, v, inv_t, &lse, &mean_x);
     const float h = lse - mean_x;
-    for (int64_t c = 0; c < v; c++) {
-      const float logp = row[c] * inv_t - lse, p = expf(logp);
-      g[c] = (-dlp * p - dh * p * (logp + h)) * inv_t;
-    }
+    row_grad(row, g, v, inv_t, lse, h, dlp, dh);
     if (target >= 0 && target < v) g[target] += dlp * inv_t;
   }
   return NULL;
@@ -409,14 +417,32 @@ static int64_t n_size(size_t i, const int64_t *d) {
   return d[0];
 }
 
+// sigmoid(g) from exp(−|g|), which exp_neg covers.
+static inline float sigmoid(float g) {
+  const float e = exp_neg(-fabsf(g));
+  return (g >= 0 ? 1.0f : e) / (1.0f + e);
+}
+
+VECTOR_CLONES static void swiglu_loop(const float *restrict gate, const float *restrict up, float *restrict out, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; i++) out[i] = gate[i] * sigmoid(gate[i]) * up[i];
+}
+
+VECTOR_CLONES static void swiglu_grad_loop(const float *restrict gate, const float *restrict up, const float *restrict dy,
+                                           float *restrict dg, float *restrict du, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; i++) {
+    const float g = gate[i], s = sigmoid(g);
+    dg[i] = dy[i] * up[i] * s * (1.0f + g * (1.0f - s));
+    du[i] = dy[i] * g * s;
+  }
+}
+
 static napi_value Swiglu(napi_env env, napi_callback_info info) {
   float *a[3];
   int64_t n;
   if (!flat_args(env, info, "swiglu(gate, up, out, n): wrong arguments or sizes", 3, 1, a, &n, NULL, n_size)) return NULL;
-  for (int64_t i = 0; i < n; i++) {
-    const float g = a[0][i];
-    a[2][i] = g / (1.0f + expf(-g)) * a[1][i];
-  }
+  swiglu_loop(a[0], a[1], a[2], n);
   return NULL;
 }
 
@@ -425,11 +451,7 @@ static napi_value SwigluBackward(napi_env env, napi_callback_info info) {
   int64_t n;
   if (!flat_args(env, info, "swigluBackward(gate, up, dOut, dGate, dUp, n): wrong arguments or sizes", 5, 1, a, &n, NULL, n_size))
     return NULL;
-  for (int64_t i = 0; i < n; i++) {
-    const float g = a[0][i], u = a[1][i], dy = a[2][i], s = 1.0f / (1.0f + expf(-g));
-    a[3][i] = dy * u * s * (1.0f + g * (1.0f - s));
-    a[4][i] = dy * g * s;
-  }
+  swiglu_grad_loop(a[0], a[1], a[2], a[3], a[4], n);
   return NULL;
 }
 
