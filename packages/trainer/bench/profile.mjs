@@ -61,6 +61,7 @@ for (const k of tf.getKernelsForBackend(info.name)) {
   });
 }
 const sink = new MemorySink();
+const cpu0 = process.cpuUsage();
 await train({
   config,
   base: b,
@@ -87,4 +88,8 @@ for (const [name, p] of phases) {
     );
   }
 }
-console.log(`\nstep wall ${Number(metrics['timing_s/step']).toFixed(2)} s, ${metrics['perf/total_num_tokens']} tokens`);
+// CPU seconds of this process: less sensitive than wall time to other work on a shared machine
+const cpu = process.cpuUsage(cpu0);
+console.log(
+  `\nstep wall ${Number(metrics['timing_s/step']).toFixed(2)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s, ${metrics['perf/total_num_tokens']} tokens`,
+);

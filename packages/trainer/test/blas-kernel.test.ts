@@ -4,6 +4,7 @@ import { initBackend } from '../src/backend.js';
 import { attention, attentionMask } from '../src/model/attention.js';
 import { blasActive, installBlasMatMul, uninstallBlasMatMul } from '../src/model/blas-kernel.js';
 import { loadSgemm } from '../src/model/native-addon.js';
+import { nativeSwiglu } from '../src/model/native-ops.js';
 import { starpoTinyConfig } from '../src/model/config.js';
 import { Qwen2Model } from '../src/model/qwen2.js';
 import { tokenLogProbs } from '../src/policy/score.js';
@@ -176,6 +177,24 @@ for (const backend of ['cpu', 'wasm'] as const) {
       expect(Math.abs(fast.loss - ref.loss)).toBeLessThan(1e-3);
       for (const [i, g] of fast.grads.entries()) expect(maxAbsDiff(g, ref.grads[i]!), vars[i]!.name).toBeLessThan(1e-4);
       model.dispose();
+    });
+
+    it('SwiGLU and its gradients on a tensor large enough that allocating the gradients grows the heap', async () => {
+      await initBackend(backend);
+      const n = 1 << 24; // 64 MB per tensor: the second gradient's allocation outgrows the heap the first left
+      const gate = tf.randomNormal([n], 0, 3, 'float32', 11);
+      const up = tf.randomNormal([n], 0, 1, 'float32', 12);
+      const [dg, du] = tf.grads((g: tf.Tensor, u: tf.Tensor) => nativeSwiglu(g, u).sum())([gate, up]);
+      // spot checks against the formula on a slice (the full tfjs reference would need another 300 MB)
+      const idx = tf.tensor1d([0, 7, n / 2, n - 1], 'int32');
+      const [g, u] = [await tf.gather(gate, idx).data(), await tf.gather(up, idx).data()];
+      const [dgs, dus] = [await tf.gather(dg!, idx).data(), await tf.gather(du!, idx).data()];
+      for (let i = 0; i < 4; i++) {
+        const sig = 1 / (1 + Math.exp(-g[i]!));
+        expect(dus[i]!).toBeCloseTo(g[i]! * sig, 5);
+        expect(dgs[i]!).toBeCloseTo(u[i]! * sig * (1 + g[i]! * (1 - sig)), 5);
+      }
+      tf.dispose([gate, up, dg!, du!, idx]);
     });
   });
 }

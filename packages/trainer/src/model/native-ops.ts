@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
-import { storageOf, type NativeKernels, type TensorInfo } from './native-addon.js';
+import { size, storageOf, type NativeKernels, type TensorInfo } from './native-addon.js';
 
 // Element-wise and per-row work that tfjs spreads over many kernels, each writing a full-size
 // tensor, done in one native pass each way (native/kernels.c): the scored tokens' log-probs and
@@ -44,15 +44,16 @@ export function registerNativeOps(s: NativeKernels, backendName: Backend): void 
   kernel(SWIGLU, ({ gate, up }, backend) => {
     const store = storageOf(backendName, backend);
     const out = store.alloc(gate!.shape);
-    s.swiglu(store.read(gate!), store.read(up!), store.read(out.info), out.data.length);
+    if (size(gate!.shape) > 0) s.swiglu(store.read(gate!), store.read(up!), store.read(out.info), size(gate!.shape));
     return out.info;
   });
   kernel(SWIGLU_GRAD, ({ gate, up, dy }, backend) => {
     const store = storageOf(backendName, backend);
     const dg = store.alloc(gate!.shape);
+    // the second allocation may grow the wasm heap, which detaches views taken before it: read after
     const du = store.alloc(gate!.shape);
     const r = (t: TensorInfo) => store.read(t);
-    s.swigluBackward(r(gate!), r(up!), r(dy!), r(dg.info), r(du.info), dg.data.length);
+    if (size(gate!.shape) > 0) s.swigluBackward(r(gate!), r(up!), r(dy!), r(dg.info), r(du.info), size(gate!.shape));
     return [dg.info, du.info];
   });
 }
