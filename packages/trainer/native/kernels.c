@@ -3,6 +3,7 @@
 // (scores, mask, softmax and the value product in one call, instead of a dozen tfjs ops each
 // writing a [L, T] tensor per head). N-API only, so one build serves every Node version of the
 // same ABI line.
+#include <float.h>
 #include <math.h>
 #include <node_api.h>
 #include <cblas.h>
@@ -65,7 +66,8 @@ static napi_value Sgemm(napi_env env, napi_callback_info info) {
 }
 
 // Dimensions of an attention call: q [B, nH, L, hd] (already scaled), k and v [B, nKv, T, hd],
-// bias [B, 1, L, T] (0 where a query may see a key, a large negative number elsewhere).
+// keys [B, T] (1 for a real key, 0 for padding). Query i sits at position T − L + i and sees the real
+// keys at or before it (causal with a cache of T − L positions).
 typedef struct {
   int64_t b, nh, nkv, l, t, hd;
 } Dims;
@@ -77,18 +79,18 @@ static int read_dims(napi_env env, napi_value v, Dims *d) {
     if (napi_get_element(env, v, i, &e) != napi_ok || napi_get_value_int64(env, e, &x[i]) != napi_ok || x[i] < 1) return 0;
   }
   *d = (Dims){x[0], x[1], x[2], x[3], x[4], x[5]};
-  return d->nh % d->nkv == 0;
+  return d->nh % d->nkv == 0 && d->l <= d->t;
 }
 
 // The layouts an attention argument can have: q-like [B, nH, L, hd], k-like [B, nKv, T, hd],
-// the bias [B, 1, L, T] and the probabilities [B, nH, L, T].
-enum Layout { Q, KV, BIAS, P };
+// the key mask [B, T] and the probabilities [B, nH, L, T].
+enum Layout { Q, KV, KEYS, P, P_OR_NULL };
 
 static int64_t floats(const Dims *d, enum Layout x) {
   switch (x) {
   case Q: return d->b * d->nh * d->l * d->hd;
   case KV: return d->b * d->nkv * d->t * d->hd;
-  case BIAS: return d->b * d->l * d->t;
+  case KEYS: return d->b * d->t;
   default: return d->b * d->nh * d->l * d->t;
   }
 }
@@ -105,6 +107,12 @@ static int attention_args(napi_env env, napi_callback_info info, const char *nam
   }
   for (size_t i = 0; i < n; i++) {
     size_t len;
+    napi_valuetype type;
+    // the forward pass's probabilities may be null: nothing is kept for a backward pass
+    if (layouts[i] == P_OR_NULL && napi_typeof(env, argv[i], &type) == napi_ok && type == napi_null) {
+      a[i] = NULL;
+      continue;
+    }
     a[i] = f32(env, argv[i], &len);
     if (!a[i] || (int64_t)len < floats(d, layouts[i])) {
       napi_throw_range_error(env, NULL, name);
@@ -114,81 +122,336 @@ static int attention_args(napi_env env, napi_callback_info info, const char *nam
   return 1;
 }
 
-// attentionForward(q, k, v, bias, out, probs, dims): out = softmax(q·kᵀ + bias)·v, probs kept for
-// the backward pass. The g query heads of a KV head are one [g·L, hd] block: one GEMM each way.
+// exp for x ≤ 0 (softmax after subtracting the row's max), branch-free so that the loops below
+// vectorise: 2^n by the exponent bits, e^y on |y| ≤ ln2/2 by its Taylor series to y^7 (relative error
+// about 2e-7, the float rounding of the argument's own error). glibc's expf is scalar, and the
+// softmax around it was two thirds of the attention kernel's time.
+static inline float exp_neg(float x) {
+  x = fminf(fmaxf(x, -87.0f), 0.0f); // a masked key's score may exceed the row's max: its term is then multiplied by 0
+  const int32_t n = (int32_t)(x * 1.44269504f - 0.5f); // rounds to nearest for x ≤ 0
+  const float y = (x - (float)n * 0.693359375f) + (float)n * 2.12194440e-4f; // Cody–Waite: x − n·ln2
+  const float p =
+      1.0f + y * (1.0f + y * (0.5f + y * (1.0f / 6 + y * (1.0f / 24 + y * (1.0f / 120 + y * (1.0f / 720 + y * (1.0f / 5040)))))));
+  const int32_t bits = (n + 127) * (1 << 23);
+  float scale;
+  memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define VECTOR_CLONES
+#endif
+
+#define MASKED -1e30f
+
+// row[0 … n) = softmax over the entries whose key is real (keys[c] = 1, else 0), 0 elsewhere; returns
+// 0 (row all 0) when no key is real. Each loop is a plain pass the compiler vectorises.
+VECTOR_CLONES static int softmax_span(float *restrict row, const float *restrict keys, int64_t n) {
+  float mx = MASKED;
+#pragma omp simd reduction(max : mx)
+  for (int64_t c = 0; c < n; c++) {
+    const float x = row[c] + (keys[c] - 1.0f) * -MASKED; // keys are 1 or 0: arithmetic, not a branch
+    mx = x > mx ? x : mx;
+  }
+  if (mx <= MASKED / 2) {
+    memset(row, 0, sizeof(float) * n);
+    return 0;
+  }
+  float z = 0;
+#pragma omp simd reduction(+ : z)
+  for (int64_t c = 0; c < n; c++) {
+    const float e = exp_neg(row[c] - mx) * keys[c];
+    row[c] = e;
+    z += e;
+  }
+  const float inv = 1.0f / z;
+#pragma omp simd
+  for (int64_t c = 0; c < n; c++) row[c] *= inv;
+  return 1;
+}
+
+// Queries are taken in blocks of QB rows: a block's keys run from the sequence's first real key to
+// the last one its last query may see, so the masked upper triangle and the left padding are never
+// multiplied (about half of a prefill's or an update's products).
+#define QB 64
+
+typedef struct {
+  int64_t lo, n; // keys lo … lo + n − 1; n = 0 when no query of the block sees a real key
+} Span;
+
+static Span block_span(const Dims *d, int64_t first_real, int64_t i0, int64_t i1) {
+  const int64_t hi = d->t - d->l + i1 - 1; // the last key the block's last query may see
+  if (first_real < 0 || hi < first_real) return (Span){0, 0};
+  return (Span){first_real, hi - first_real + 1};
+}
+
+static int64_t first_real_key(const float *keys, int64_t t) {
+  for (int64_t j = 0; j < t; j++)
+    if (keys[j] > 0) return j;
+  return -1;
+}
+
+// attentionForward(q, k, v, keys, out, probs, dims): out = softmax(q·kᵀ, over the keys each query
+// sees)·v, probs kept for the backward pass (0 outside what a query sees). A query that sees no key
+// (left padding) gets 0. With probs null (no backward pass), each block's probabilities stay in a
+// scratch block that fits the cache instead of going out to a [B, nH, L, T] array and back.
 static napi_value AttentionForward(napi_env env, napi_callback_info info) {
-  static const enum Layout layouts[6] = {Q, KV, KV, BIAS, Q, P};
+  static const enum Layout layouts[6] = {Q, KV, KV, KEYS, Q, P_OR_NULL};
   float *a[6];
   Dims d;
-  if (!attention_args(env, info, "attentionForward(q, k, v, bias, out, probs, [B, nH, nKv, L, T, hd]): wrong arguments or sizes", 6,
+  if (!attention_args(env, info, "attentionForward(q, k, v, keys, out, probs, [B, nH, nKv, L, T, hd]): wrong arguments or sizes", 6,
                       layouts, a, &d))
     return NULL;
-  const int64_t gl = d.nh / d.nkv * d.l;
-  float *q = a[0], *k = a[1], *v = a[2], *bias = a[3], *out = a[4], *probs = a[5];
-  for (int64_t b = 0; b < d.b; b++)
-    for (int64_t j = 0; j < d.nkv; j++) {
-      const int64_t blk = (b * d.nkv + j);
-      float *qb = q + blk * gl * d.hd, *kb = k + blk * d.t * d.hd, *vb = v + blk * d.t * d.hd;
-      float *pb = probs + blk * gl * d.t, *ob = out + blk * gl * d.hd;
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)gl, (int)d.t, (int)d.hd, 1.0f, qb, (int)d.hd, kb, (int)d.hd, 0.0f,
-                  pb, (int)d.t);
-      for (int64_t r = 0; r < gl; r++) {
-        float *row = pb + r * d.t;
-        const float *mrow = bias + (b * d.l + r % d.l) * d.t;
-        float mx = -INFINITY;
-        for (int64_t c = 0; c < d.t; c++) {
-          row[c] += mrow[c];
-          if (row[c] > mx) mx = row[c];
+  const int64_t g = d.nh / d.nkv, hd = d.hd, T = d.t, L = d.l;
+  float *q = a[0], *k = a[1], *v = a[2], *keys = a[3], *out = a[4], *probs = a[5];
+  float *scratch = probs ? NULL : malloc(sizeof(float) * QB * T);
+  if (!probs && !scratch) {
+    napi_throw_error(env, NULL, "attentionForward: out of memory");
+    return NULL;
+  }
+  for (int64_t b = 0; b < d.b; b++) {
+    const float *kmask = keys + b * T;
+    const int64_t first = first_real_key(kmask, T);
+    for (int64_t h = 0; h < d.nh; h++) {
+      const int64_t bh = b * d.nh + h, kv = b * d.nkv + h / g;
+      for (int64_t i0 = 0; i0 < L; i0 += QB) {
+        const int64_t i1 = i0 + QB < L ? i0 + QB : L, m = i1 - i0;
+        const Span s = block_span(&d, first, i0, i1);
+        float *pb = probs ? probs + (bh * L + i0) * T : scratch, *ob = out + (bh * L + i0) * hd;
+        if (s.n == 0) {
+          if (probs) memset(pb, 0, sizeof(float) * m * T);
+          memset(ob, 0, sizeof(float) * m * hd);
+          continue;
         }
-        float z = 0;
-        for (int64_t c = 0; c < d.t; c++) z += (row[c] = expf(row[c] - mx));
-        const float inv = 1.0f / z;
-        for (int64_t c = 0; c < d.t; c++) row[c] *= inv;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)s.n, (int)hd, 1.0f, q + (bh * L + i0) * hd, (int)hd,
+                    k + (kv * T + s.lo) * hd, (int)hd, 0.0f, pb + s.lo, (int)T);
+        for (int64_t r = 0; r < m; r++) {
+          float *row = pb + r * T;
+          const int64_t last = T - L + i0 + r; // the last key this query may see
+          if (probs) memset(row, 0, sizeof(float) * s.lo);
+          // past the last key it sees: outside the block's span only for a kept array, inside it for the value product
+          const int64_t end = probs ? T : s.lo + s.n;
+          if (last + 1 < end) memset(row + last + 1, 0, sizeof(float) * (end - last - 1));
+          if (last >= s.lo) softmax_span(row + s.lo, kmask + s.lo, last + 1 - s.lo);
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)hd, (int)s.n, 1.0f, pb + s.lo, (int)T,
+                    v + (kv * T + s.lo) * hd, (int)hd, 0.0f, ob, (int)hd);
       }
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)gl, (int)d.hd, (int)d.t, 1.0f, pb, (int)d.t, vb, (int)d.hd, 0.0f,
-                  ob, (int)d.hd);
     }
+  }
+  free(scratch);
   return NULL;
 }
 
-// attentionBackward(q, k, v, probs, out, dOut, dq, dk, dv, dims): gradients of attentionForward.
-// dP = dOut·vᵀ, dS = P ⊙ (dP − rowsum(dOut ⊙ out)), dq = dS·k, dk = dSᵀ·q, dv = Pᵀ·dOut.
+// attentionBackward(q, k, v, keys, probs, out, dOut, dq, dk, dv, dims): gradients of attentionForward,
+// over the same key spans. dP = dOut·vᵀ, dS = P ⊙ (dP − rowsum(dOut ⊙ out)), dq = dS·k, dk = dSᵀ·q,
+// dv = Pᵀ·dOut.
 static napi_value AttentionBackward(napi_env env, napi_callback_info info) {
-  static const enum Layout layouts[9] = {Q, KV, KV, P, Q, Q, Q, KV, KV};
-  float *a[9];
+  static const enum Layout layouts[10] = {Q, KV, KV, KEYS, P, Q, Q, Q, KV, KV};
+  float *a[10];
   Dims d;
-  if (!attention_args(env, info, "attentionBackward(q, k, v, probs, out, dOut, dq, dk, dv, [B, nH, nKv, L, T, hd]): wrong arguments or sizes",
-                      9, layouts, a, &d))
+  if (!attention_args(env, info,
+                      "attentionBackward(q, k, v, keys, probs, out, dOut, dq, dk, dv, [B, nH, nKv, L, T, hd]): wrong arguments or sizes", 10,
+                      layouts, a, &d))
     return NULL;
-  const int64_t gl = d.nh / d.nkv * d.l;
-  float *q = a[0], *k = a[1], *v = a[2], *probs = a[3], *out = a[4], *dout = a[5], *dq = a[6], *dk = a[7], *dv = a[8];
-  float *ds = malloc(sizeof(float) * gl * d.t);
+  const int64_t g = d.nh / d.nkv, hd = d.hd, T = d.t, L = d.l;
+  float *q = a[0], *k = a[1], *v = a[2], *keys = a[3], *probs = a[4], *out = a[5], *dout = a[6], *dq = a[7], *dk = a[8], *dv = a[9];
+  float *ds = malloc(sizeof(float) * QB * T);
   if (!ds) {
     napi_throw_error(env, NULL, "attentionBackward: out of memory");
     return NULL;
   }
-  for (int64_t b = 0; b < d.b; b++)
-    for (int64_t j = 0; j < d.nkv; j++) {
-      const int64_t blk = (b * d.nkv + j);
-      const float *qb = q + blk * gl * d.hd, *kb = k + blk * d.t * d.hd, *vb = v + blk * d.t * d.hd;
-      const float *pb = probs + blk * gl * d.t, *ob = out + blk * gl * d.hd, *dob = dout + blk * gl * d.hd;
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)gl, (int)d.t, (int)d.hd, 1.0f, dob, (int)d.hd, vb, (int)d.hd, 0.0f,
-                  ds, (int)d.t);
-      for (int64_t r = 0; r < gl; r++) {
-        float dot = 0;
-        for (int64_t c = 0; c < d.hd; c++) dot += dob[r * d.hd + c] * ob[r * d.hd + c];
-        float *row = ds + r * d.t;
-        const float *prow = pb + r * d.t;
-        for (int64_t c = 0; c < d.t; c++) row[c] = prow[c] * (row[c] - dot);
+  memset(dk, 0, sizeof(float) * floats(&d, KV));
+  memset(dv, 0, sizeof(float) * floats(&d, KV));
+  for (int64_t b = 0; b < d.b; b++) {
+    const int64_t first = first_real_key(keys + b * T, T);
+    for (int64_t h = 0; h < d.nh; h++) {
+      const int64_t bh = b * d.nh + h, kv = b * d.nkv + h / g;
+      for (int64_t i0 = 0; i0 < L; i0 += QB) {
+        const int64_t i1 = i0 + QB < L ? i0 + QB : L, m = i1 - i0;
+        const Span s = block_span(&d, first, i0, i1);
+        const float *qb = q + (bh * L + i0) * hd, *pb = probs + (bh * L + i0) * T + s.lo;
+        const float *ob = out + (bh * L + i0) * hd, *dob = dout + (bh * L + i0) * hd;
+        float *kb = k + (kv * T + s.lo) * hd, *vb = v + (kv * T + s.lo) * hd;
+        if (s.n == 0) {
+          memset(dq + (bh * L + i0) * hd, 0, sizeof(float) * m * hd);
+          continue;
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)s.n, (int)hd, 1.0f, dob, (int)hd, vb, (int)hd, 0.0f, ds,
+                    (int)s.n);
+        for (int64_t r = 0; r < m; r++) {
+          float dot = 0;
+          for (int64_t c = 0; c < hd; c++) dot += dob[r * hd + c] * ob[r * hd + c];
+          float *row = ds + r * s.n;
+          const float *prow = pb + r * T;
+          for (int64_t c = 0; c < s.n; c++) row[c] = prow[c] * (row[c] - dot);
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)hd, (int)s.n, 1.0f, ds, (int)s.n, kb, (int)hd, 0.0f,
+                    dq + (bh * L + i0) * hd, (int)hd);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)s.n, (int)hd, (int)m, 1.0f, ds, (int)s.n, qb, (int)hd, 1.0f,
+                    dk + (kv * T + s.lo) * hd, (int)hd);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)s.n, (int)hd, (int)m, 1.0f, pb, (int)T, dob, (int)hd, 1.0f,
+                    dv + (kv * T + s.lo) * hd, (int)hd);
       }
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)gl, (int)d.hd, (int)d.t, 1.0f, ds, (int)d.t, kb, (int)d.hd, 0.0f,
-                  dq + blk * gl * d.hd, (int)d.hd);
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)d.t, (int)d.hd, (int)gl, 1.0f, ds, (int)d.t, qb, (int)d.hd, 0.0f,
-                  dk + blk * d.t * d.hd, (int)d.hd);
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)d.t, (int)d.hd, (int)gl, 1.0f, pb, (int)d.t, dob, (int)d.hd, 0.0f,
-                  dv + blk * d.t * d.hd, (int)d.hd);
     }
+  }
   free(ds);
+  return NULL;
+}
+
+// Reads `n` Float32Array arguments, then `nd` int64 dims (≥ 1) and, when `temp` is not NULL, one more
+// number; checks each array holds at least sizes[i] floats as computed by `size_of` from the dims.
+static int flat_args(napi_env env, napi_callback_info info, const char *name, size_t n, size_t nd, float **a, int64_t *dims, double *temp,
+                     int64_t (*size_of)(size_t i, const int64_t *dims)) {
+  napi_value argv[10];
+  size_t argc = 10;
+  const size_t want = n + nd + (temp ? 1 : 0);
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != want) goto bad;
+  for (size_t i = 0; i < nd; i++)
+    if (napi_get_value_int64(env, argv[n + i], &dims[i]) != napi_ok || dims[i] < 1) goto bad;
+  if (temp && (napi_get_value_double(env, argv[n + nd], temp) != napi_ok || !(*temp > 0))) goto bad;
+  for (size_t i = 0; i < n; i++) {
+    size_t len;
+    a[i] = f32(env, argv[i], &len);
+    if (!a[i] || (int64_t)len < size_of(i, dims)) goto bad;
+  }
+  return 1;
+bad:
+  napi_throw_error(env, NULL, name);
+  return 0;
+}
+
+// Token log-probs: logits [B, L, V], targets [B, L − 1] (token ids as floats), out [2, B, L − 1];
+// gradients: dOut [2, B, L − 1], dLogits [B, L, V].
+static int64_t lp_size(size_t i, const int64_t *d) {
+  switch (i) {
+  case 0: return d[0] * d[1] * d[2];
+  case 1: return d[0] * (d[1] - 1);
+  default: return 2 * d[0] * (d[1] - 1);
+  }
+}
+static int64_t lp_grad_size(size_t i, const int64_t *d) { return i == 3 ? lp_size(0, d) : lp_size(i, d); }
+
+// One row's log-sum-exp of x/temp and Σ p·x/temp (for the entropy, lse − Σ p·x/temp).
+VECTOR_CLONES static void row_stats(const float *restrict row, int64_t v, float inv_t, float *lse, float *mean_x) {
+  float mx = -FLT_MAX;
+#pragma omp simd reduction(max : mx)
+  for (int64_t c = 0; c < v; c++) mx = row[c] > mx ? row[c] : mx;
+  float z = 0, zx = 0;
+#pragma omp simd reduction(+ : z, zx)
+  for (int64_t c = 0; c < v; c++) {
+    const float x = (row[c] - mx) * inv_t, e = exp_neg(x);
+    z += e;
+    zx += e * x;
+  }
+  *lse = mx * inv_t + logf(z);
+  *mean_x = mx * inv_t + zx / z;
+}
+
+// d logits of one row (see below), vectorised.
+VECTOR_CLONES static void row_grad(const float *restrict row, float *restrict g, int64_t v, float inv_t, float lse, float h, float dlp,
+                                   float dh) {
+#pragma omp simd
+  for (int64_t c = 0; c < v; c++) {
+    const float logp = row[c] * inv_t - lse, p = exp_neg(logp);
+    g[c] = (-dlp * p - dh * p * (logp + h)) * inv_t;
+  }
+}
+
+// tokenLogProbs(logits, targets, out, B, L, V, temperature): out[0] = log softmax(logits/T)[target]
+// of each position but the last (it scores the next token), out[1] = the entropy of that softmax.
+// One pass over the [B, L, V] logits instead of tfjs's slice, divide, log-softmax, one-hot, product
+// and sum, and the entropy's exp, product and sum, each writing a [B, L, V] tensor.
+static napi_value TokenLogProbs(napi_env env, napi_callback_info info) {
+  float *a[3];
+  int64_t d[3];
+  double temp;
+  if (!flat_args(env, info, "tokenLogProbs(logits, targets, out, B, L, V, temperature): wrong arguments or sizes", 3, 3, a, d, &temp,
+                 lp_size))
+    return NULL;
+  const int64_t b = d[0], l = d[1], v = d[2], rows = b * (l - 1);
+  const float inv_t = (float)(1.0 / temp);
+  for (int64_t r = 0; r < rows; r++) {
+    const float *row = a[0] + ((r / (l - 1)) * l + r % (l - 1)) * v;
+    const int64_t target = (int64_t)a[1][r];
+    float lse, mean_x;
+    row_stats(row, v, inv_t, &lse, &mean_x);
+    a[2][r] = target >= 0 && target < v ? row[target] * inv_t - lse : 0.0f; // as a one-hot pick of no class
+    a[2][rows + r] = lse - mean_x;
+  }
+  return NULL;
+}
+
+// tokenLogProbsBackward(logits, targets, dOut, dLogits, B, L, V, temperature): with p = softmax(x),
+// x = logits/T: d logp/dx = onehot − p, d entropy/dx = −p ⊙ (log p + H); the last position gets 0.
+static napi_value TokenLogProbsBackward(napi_env env, napi_callback_info info) {
+  float *a[4];
+  int64_t d[3];
+  double temp;
+  if (!flat_args(env, info, "tokenLogProbsBackward(logits, targets, dOut, dLogits, B, L, V, temperature): wrong arguments or sizes", 4, 3,
+                 a, d, &temp, lp_grad_size))
+    return NULL;
+  const int64_t b = d[0], l = d[1], v = d[2], rows = b * (l - 1);
+  const float inv_t = (float)(1.0 / temp);
+  for (int64_t i = 0; i < b; i++) memset(a[3] + (i * l + l - 1) * v, 0, sizeof(float) * v);
+  for (int64_t r = 0; r < rows; r++) {
+    const int64_t off = ((r / (l - 1)) * l + r % (l - 1)) * v;
+    const float *row = a[0] + off;
+    float *g = a[3] + off;
+    const int64_t target = (int64_t)a[1][r];
+    const float dlp = a[2][r], dh = a[2][rows + r];
+    float lse, mean_x;
+    row_stats(row, v, inv_t, &lse, &mean_x);
+    const float h = lse - mean_x;
+    row_grad(row, g, v, inv_t, lse, h, dlp, dh);
+    if (target >= 0 && target < v) g[target] += dlp * inv_t;
+  }
+  return NULL;
+}
+
+// SwiGLU: out = gate · sigmoid(gate) · up over n floats; gradients dGate, dUp from dOut.
+static int64_t n_size(size_t i, const int64_t *d) {
+  (void)i;
+  return d[0];
+}
+
+// sigmoid(g) from exp(−|g|), which exp_neg covers.
+static inline float sigmoid(float g) {
+  const float e = exp_neg(-fabsf(g));
+  return (g >= 0 ? 1.0f : e) / (1.0f + e);
+}
+
+VECTOR_CLONES static void swiglu_loop(const float *restrict gate, const float *restrict up, float *restrict out, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; i++) out[i] = gate[i] * sigmoid(gate[i]) * up[i];
+}
+
+VECTOR_CLONES static void swiglu_grad_loop(const float *restrict gate, const float *restrict up, const float *restrict dy,
+                                           float *restrict dg, float *restrict du, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; i++) {
+    const float g = gate[i], s = sigmoid(g);
+    dg[i] = dy[i] * up[i] * s * (1.0f + g * (1.0f - s));
+    du[i] = dy[i] * g * s;
+  }
+}
+
+static napi_value Swiglu(napi_env env, napi_callback_info info) {
+  float *a[3];
+  int64_t n;
+  if (!flat_args(env, info, "swiglu(gate, up, out, n): wrong arguments or sizes", 3, 1, a, &n, NULL, n_size)) return NULL;
+  swiglu_loop(a[0], a[1], a[2], n);
+  return NULL;
+}
+
+static napi_value SwigluBackward(napi_env env, napi_callback_info info) {
+  float *a[5];
+  int64_t n;
+  if (!flat_args(env, info, "swigluBackward(gate, up, dOut, dGate, dUp, n): wrong arguments or sizes", 5, 1, a, &n, NULL, n_size))
+    return NULL;
+  swiglu_grad_loop(a[0], a[1], a[2], a[3], a[4], n);
   return NULL;
 }
 
@@ -203,14 +466,21 @@ static napi_value SetThreads(napi_env env, napi_callback_info info) {
 }
 
 NAPI_MODULE_INIT() {
-  napi_value fn;
-  napi_create_function(env, "sgemm", NAPI_AUTO_LENGTH, Sgemm, NULL, &fn);
-  napi_set_named_property(env, exports, "sgemm", fn);
-  napi_create_function(env, "attentionForward", NAPI_AUTO_LENGTH, AttentionForward, NULL, &fn);
-  napi_set_named_property(env, exports, "attentionForward", fn);
-  napi_create_function(env, "attentionBackward", NAPI_AUTO_LENGTH, AttentionBackward, NULL, &fn);
-  napi_set_named_property(env, exports, "attentionBackward", fn);
-  napi_create_function(env, "setThreads", NAPI_AUTO_LENGTH, SetThreads, NULL, &fn);
-  napi_set_named_property(env, exports, "setThreads", fn);
+  static const struct {
+    const char *name;
+    napi_callback fn;
+  } fns[] = {{"sgemm", Sgemm},
+             {"attentionForward", AttentionForward},
+             {"attentionBackward", AttentionBackward},
+             {"tokenLogProbs", TokenLogProbs},
+             {"tokenLogProbsBackward", TokenLogProbsBackward},
+             {"swiglu", Swiglu},
+             {"swigluBackward", SwigluBackward},
+             {"setThreads", SetThreads}};
+  for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+    napi_value fn;
+    napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &fn);
+    napi_set_named_property(env, exports, fns[i].name, fn);
+  }
   return exports;
 }

@@ -25,7 +25,23 @@ try {
   const cc = process.env.CC ?? 'cc';
   execFileSync(
     cc,
-    ['-O3', '-shared', '-fPIC', `-I${nodeInclude}`, `-I${cblas}`, path.join(root, 'kernels.c'), '-lopenblas', '-lm', '-o', out],
+    [
+      '-O3',
+      '-fopenmp-simd',
+      '-fno-trapping-math',
+      '-fno-math-errno',
+      '-ffinite-math-only',
+      '-fno-signed-zeros',
+      '-shared',
+      '-fPIC',
+      `-I${nodeInclude}`,
+      `-I${cblas}`,
+      path.join(root, 'kernels.c'),
+      '-lopenblas',
+      '-lm',
+      '-o',
+      out,
+    ],
     {
       stdio: ['ignore', 'inherit', 'pipe'],
     },

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { installBlasMatMul, type MatmulEngine } from './model/blas-kernel.js';
+import { installSharedIdentity } from './model/wasm-identity.js';
 
 export type BackendName = 'tensorflow' | 'webgpu' | 'wasm' | 'cpu';
 export type BackendChoice = BackendName | 'auto';
@@ -127,13 +128,15 @@ export async function initBackend(choice: BackendChoice = 'auto', log: (msg: str
 }
 
 /**
- * STARPO_MATMUL=tfjs keeps the backend's own matMul; otherwise (default `blas`) the cpu and wasm
- * backends run it on OpenBLAS when the optional addon is built. Returns the note for the device line.
+ * STARPO_MATMUL=tfjs keeps the backend's own kernels throughout; otherwise (default `blas`) the cpu and
+ * wasm backends run matMul and attention on OpenBLAS when the optional addon is built, and wasm's
+ * Identity shares memory instead of copying. Returns the note for the device line.
  */
 function matmulEngineNote(name: 'wasm' | 'cpu', log: (msg: string) => void): string {
   const wanted = (process.env.STARPO_MATMUL ?? 'blas') as MatmulEngine;
   if (wanted !== 'blas' && wanted !== 'tfjs') throw new Error(`STARPO_MATMUL must be blas or tfjs, not "${wanted}"`);
   if (wanted === 'tfjs') return ', tfjs matMul';
+  if (name === 'wasm') installSharedIdentity();
   const r = installBlasMatMul(name);
   if (!r.ok) log(`matMul stays on tfjs: ${r.why}`);
   return r.ok ? ', OpenBLAS matMul' : ', tfjs matMul';

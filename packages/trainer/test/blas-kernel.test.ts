@@ -1,10 +1,13 @@
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
-import { attention, batchedMask } from '../src/model/attention.js';
-import { blasActive, installBlasMatMul, loadSgemm, uninstallBlasMatMul } from '../src/model/blas-kernel.js';
+import { attention, attentionMask } from '../src/model/attention.js';
+import { blasActive, installBlasMatMul, uninstallBlasMatMul } from '../src/model/blas-kernel.js';
+import { loadSgemm } from '../src/model/native-addon.js';
+import { nativeSwiglu } from '../src/model/native-ops.js';
 import { starpoTinyConfig } from '../src/model/config.js';
 import { Qwen2Model } from '../src/model/qwen2.js';
+import { tokenLogProbs } from '../src/policy/score.js';
 import { maxAbsDiff } from './fixtures.js';
 
 const built = loadSgemm();
@@ -34,7 +37,7 @@ async function bothKernels<T>(backend: 'cpu' | 'wasm', fn: () => Promise<T>): Pr
 }
 
 for (const backend of ['cpu', 'wasm'] as const) {
-  describe.skipIf(!built.addon)(`OpenBLAS matMul, ${backend} backend`, () => {
+  describe.skipIf(!built.addon)(`OpenBLAS matMul, ${backend} backend`, { timeout: 60_000 }, () => {
     it('gives the tfjs kernel’s products on plain, transposed, batched and broadcast shapes', async () => {
       await initBackend(backend);
       for (const [as, bs, ta, tb] of CASES) {
@@ -49,34 +52,45 @@ for (const backend of ['cpu', 'wasm'] as const) {
       }
     });
 
-    it('fused attention gives the tfjs path’s output and gradients (grouped heads, left padding, a cache)', async () => {
+    it('fused attention gives the tfjs path’s output and gradients (grouped heads, left padding, a cache, several query blocks)', async () => {
       await initBackend(backend);
-      const [batch, nH, nKv, len, past, hd] = [2, 6, 2, 5, 4, 8];
-      const total = past + len;
-      const causal = tf
-        .lessEqual(tf.range(0, total, 1, 'int32').expandDims(0), tf.range(past, total, 1, 'int32').expandDims(1))
-        .toFloat() as tf.Tensor2D;
-      const keyMask = tf.tensor2d([Array(total).fill(1), [0, 0, 0, ...Array(total - 3).fill(1)]], [batch, total], 'int32');
-      const mask = batchedMask(causal, keyMask);
-      const q = tf.randomNormal([batch, nH, len, hd], 0, 1, 'float32', 1);
-      const k = tf.randomNormal([batch, nKv, total, hd], 0, 1, 'float32', 2);
-      const v = tf.randomNormal([batch, nKv, total, hd], 0, 1, 'float32', 3);
-      const weights = tf.randomNormal([batch, nH, len, hd], 0, 1, 'float32', 4);
-      const f = (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) =>
-        attention({ q: a as tf.Tensor4D, k: b as tf.Tensor4D, v: c as tf.Tensor4D, mask })
-          .mul(weights)
-          .sum();
-      const [ref, fast] = await bothKernels(backend, async () => {
-        const out = Array.from(await attention({ q, k, v, mask }).data());
-        const grads = await Promise.all(
-          tf
-            .grads(f)([q, k, v])
-            .map(async (g) => Array.from(await g.data())),
+      // [batch, nH, nKv, len, past, hd, padding of the second row]; the kernel takes queries in blocks of 64
+      const shapes = [
+        [2, 6, 2, 5, 4, 8, 3],
+        [2, 4, 2, 70, 0, 8, 5],
+        [3, 4, 2, 1, 9, 8, 2],
+      ];
+      for (const [batch, nH, nKv, len, past, hd, pad] of shapes as [number, number, number, number, number, number, number][]) {
+        const total = past + len;
+        const rows = [Array(total).fill(1), [...Array(pad).fill(0), ...Array(total - pad).fill(1)]];
+        // a third row with a hole: a decode step that skipped a finished row's token
+        if (batch > 2) rows.push(Array.from({ length: total }, (_, j) => (j === 4 ? 0 : 1)));
+        const keyMask = tf.tensor2d(rows, [batch, total], 'float32');
+        // queries that see no real key (left padding) are free to differ: compare the others
+        const seen = tf.tensor4d(
+          rows.flatMap((r) => Array.from({ length: nH * len }, (_, x) => (r.slice(0, past + (x % len) + 1).some(Boolean) ? 1 : 0))),
+          [batch, nH, len, 1],
         );
-        return { out, grads };
-      });
-      expect(maxAbsDiff(fast.out, ref.out)).toBeLessThan(1e-5);
-      for (const [i, g] of fast.grads.entries()) expect(maxAbsDiff(g, ref.grads[i]!), 'qkv'[i]).toBeLessThan(1e-4);
+        const q = tf.randomNormal([batch, nH, len, hd], 0, 1, 'float32', 1) as tf.Tensor4D;
+        const k = tf.randomNormal([batch, nKv, total, hd], 0, 1, 'float32', 2) as tf.Tensor4D;
+        const v = tf.randomNormal([batch, nKv, total, hd], 0, 1, 'float32', 3) as tf.Tensor4D;
+        const weights = tf.randomNormal([batch, nH, len, hd], 0, 1, 'float32', 4).mul(seen);
+        const att = (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) =>
+          attention({ q: a as tf.Tensor4D, k: b as tf.Tensor4D, v: c as tf.Tensor4D, mask: attentionMask(keyMask, len, nH / nKv) });
+        const f = (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => att(a, b, c).mul(weights).sum();
+        const [ref, fast] = await bothKernels(backend, async () => {
+          const out = Array.from(await att(q, k, v).mul(seen).data());
+          const grads = await Promise.all(
+            tf
+              .grads(f)([q, k, v])
+              .map(async (g) => Array.from(await g.data())),
+          );
+          return { out, grads };
+        });
+        const what = `[${batch}, ${nH}, ${nKv}, ${len}, ${past}, ${hd}]`;
+        expect(maxAbsDiff(fast.out, ref.out), what).toBeLessThan(1e-5);
+        for (const [i, g] of fast.grads.entries()) expect(maxAbsDiff(g, ref.grads[i]!), `${what} d${'qkv'[i]}`).toBeLessThan(1e-4);
+      }
     });
 
     it('gives a starpo-tiny model the same logits and gradients as the tfjs path', async () => {
@@ -99,11 +113,13 @@ for (const backend of ['cpu', 'wasm'] as const) {
         'int32',
       );
       const vars = model.trainableVariables();
+      // left padding sees no key: its positions are free to differ, and carry no loss
+      const real = mask.toFloat().expandDims(2);
       const [ref, fast] = await bothKernels(backend, async () => {
-        const { value, grads } = tf.variableGrads(() => model.forward(ids, mask).logSoftmax().mean().neg() as tf.Scalar, vars);
+        const { value, grads } = tf.variableGrads(() => model.forward(ids, mask).logSoftmax().mul(real).mean().neg() as tf.Scalar, vars);
         const out = {
           loss: (await value.data())[0]!,
-          logits: Array.from(await model.forward(ids, mask).data()),
+          logits: Array.from(await model.forward(ids, mask).mul(real).data()),
           grads: await Promise.all(vars.map(async (v) => Array.from(await grads[v.name]!.data()))),
         };
         tf.dispose([value, ...Object.values(grads)]);
@@ -114,6 +130,72 @@ for (const backend of ['cpu', 'wasm'] as const) {
       for (const [i, g] of fast.grads.entries()) expect(maxAbsDiff(g, ref.grads[i]!), vars[i]!.name).toBeLessThan(1e-4);
       model.dispose();
     });
+
+    it('scores tokens (log-probs and entropies at a temperature) and their gradients as the tfjs path does', async () => {
+      await initBackend(backend);
+      const model = Qwen2Model.init(starpoTinyConfig('nano', 60), { seed: 4 });
+      const ids = tf.tensor2d(
+        [
+          [5, 9, 11, 4, 7, 8, 20, 3, 59],
+          [0, 0, 0, 2, 14, 9, 30, 1, 6],
+        ],
+        undefined,
+        'int32',
+      );
+      const mask = tf.tensor2d(
+        [
+          [1, 1, 1, 1, 1, 1, 1, 1, 1],
+          [0, 0, 0, 1, 1, 1, 1, 1, 1],
+        ],
+        undefined,
+        'int32',
+      );
+      // weights on the real positions (a padding one sees no key, and may differ), which score a real token
+      const scored = mask.slice([0, 1], [2, 8]).mul(mask.slice([0, 0], [2, 8]));
+      const wLp = tf.randomNormal([2, 8], 0, 1, 'float32', 8).mul(scored);
+      const wEnt = tf.randomNormal([2, 8], 0, 1, 'float32', 9).mul(scored);
+      const vars = model.trainableVariables();
+      const [ref, fast] = await bothKernels(backend, async () => {
+        const score = () => tokenLogProbs(model, ids, mask, { temperature: 0.7 });
+        const { logProbs, entropy } = score();
+        const { value, grads } = tf.variableGrads(() => {
+          const s = score();
+          return s.logProbs.mul(wLp).sum().add(s.entropy!.mul(wEnt).sum()) as tf.Scalar;
+        }, vars);
+        const out = {
+          logProbs: Array.from(await logProbs.mul(wLp.notEqual(0)).data()),
+          entropy: Array.from(await entropy!.mul(wEnt.notEqual(0)).data()),
+          loss: (await value.data())[0]!,
+          grads: await Promise.all(vars.map(async (v) => Array.from(await grads[v.name]!.data()))),
+        };
+        tf.dispose([value, ...Object.values(grads)]);
+        return out;
+      });
+      expect(maxAbsDiff(fast.logProbs, ref.logProbs)).toBeLessThan(1e-4);
+      expect(maxAbsDiff(fast.entropy, ref.entropy)).toBeLessThan(1e-4);
+      expect(ref.entropy.some((e) => e > 0.1)).toBe(true);
+      expect(Math.abs(fast.loss - ref.loss)).toBeLessThan(1e-3);
+      for (const [i, g] of fast.grads.entries()) expect(maxAbsDiff(g, ref.grads[i]!), vars[i]!.name).toBeLessThan(1e-4);
+      model.dispose();
+    });
+
+    it('SwiGLU and its gradients on a tensor large enough that allocating the gradients grows the heap', async () => {
+      await initBackend(backend);
+      const n = 1 << 24; // 64 MB per tensor: the second gradient's allocation outgrows the heap the first left
+      const gate = tf.randomNormal([n], 0, 3, 'float32', 11);
+      const up = tf.randomNormal([n], 0, 1, 'float32', 12);
+      const [dg, du] = tf.grads((g: tf.Tensor, u: tf.Tensor) => nativeSwiglu(g, u).sum())([gate, up]);
+      // spot checks against the formula on a slice (the full tfjs reference would need another 300 MB)
+      const idx = tf.tensor1d([0, 7, n / 2, n - 1], 'int32');
+      const [g, u] = [await tf.gather(gate, idx).data(), await tf.gather(up, idx).data()];
+      const [dgs, dus] = [await tf.gather(dg!, idx).data(), await tf.gather(du!, idx).data()];
+      for (let i = 0; i < 4; i++) {
+        const sig = 1 / (1 + Math.exp(-g[i]!));
+        expect(dus[i]!).toBeCloseTo(g[i]! * sig, 5);
+        expect(dgs[i]!).toBeCloseTo(u[i]! * sig * (1 + g[i]! * (1 - sig)), 5);
+      }
+      tf.dispose([gate, up, dg!, du!, idx]);
+    });
   });
 }
 
@@ -123,12 +205,20 @@ describe.skipIf(!built.addon)('the sgemm addon', () => {
     const a = new Float32Array(6);
     expect(() => s.sgemm(a, a, new Float32Array(4), 1, 3, 3, 2, false, false, 0, 0)).toThrow(/exceed/);
     expect(() => s.sgemm(a, new Int32Array(6) as unknown as Float32Array, a, 1, 1, 1, 1, false, false, 0, 0)).toThrow(/Float32Array/);
-    // attention: a probs array one float short, and heads that do not divide into KV groups
+    // attention: a probs array one float short, heads that do not divide into KV groups, more queries than keys
     const dims = [1, 2, 1, 2, 3, 2];
-    const [q, kv, bias, probs] = [new Float32Array(8), new Float32Array(6), new Float32Array(6), new Float32Array(11)];
-    expect(() => s.attentionForward(q, kv, kv, bias, new Float32Array(8), probs, dims)).toThrow(/wrong arguments or sizes/);
-    expect(() => s.attentionForward(q, kv, kv, bias, new Float32Array(8), new Float32Array(12), [1, 3, 2, 2, 3, 2])).toThrow(
+    const [q, kv, keys, probs] = [new Float32Array(8), new Float32Array(6), new Float32Array(3), new Float32Array(11)];
+    expect(() => s.attentionForward(q, kv, kv, keys, new Float32Array(8), probs, dims)).toThrow(/wrong arguments or sizes/);
+    expect(() => s.attentionForward(q, kv, kv, keys, new Float32Array(8), new Float32Array(12), [1, 3, 2, 2, 3, 2])).toThrow(
       /wrong arguments/,
     );
+    expect(() => s.attentionForward(q, kv, kv, keys, new Float32Array(8), new Float32Array(12), [1, 2, 1, 4, 3, 1])).toThrow(
+      /wrong arguments/,
+    );
+    // token scoring: an output one float short, a temperature of 0; SwiGLU over more floats than given
+    const logits = new Float32Array(2 * 3 * 4);
+    expect(() => s.tokenLogProbs(logits, new Float32Array(4), new Float32Array(7), 2, 3, 4, 1)).toThrow(/wrong arguments or sizes/);
+    expect(() => s.tokenLogProbs(logits, new Float32Array(4), new Float32Array(8), 2, 3, 4, 0)).toThrow(/wrong arguments or sizes/);
+    expect(() => s.swiglu(a, a, a, 7)).toThrow(/wrong arguments or sizes/);
   });
 });

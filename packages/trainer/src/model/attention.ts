@@ -5,11 +5,12 @@ import { matMul2d } from './matmul.js';
 const NEG_INF = -1e9;
 
 /**
- * The additive attention mask of one forward pass (0 where query i may see key j, −1e9 elsewhere),
- * built once and shared by every layer, in the layout of the attention path it selects:
- * `batched` [B, 1, L, T], or `perRow` one [L, T] per sequence.
+ * The attention mask of one forward pass, built once and shared by every layer, in the layout of the
+ * attention path it selects: the additive mask (0 where query i may see key j, −1e9 elsewhere) as
+ * `batched` [B, 1, L, T] or `perRow` one [L, T] per sequence, or for the native kernel only `keys`
+ * [B, T] (1 for a real key), the causal part being implied by the positions.
  */
-export type AttentionMask = { batched: tf.Tensor4D } | { perRow: tf.Tensor2D[] };
+export type AttentionMask = { batched: tf.Tensor4D } | { perRow: tf.Tensor2D[] } | { keys: tf.Tensor2D };
 
 const toBias = (allowed: tf.Tensor) => tf.sub(1, allowed).mul(NEG_INF);
 
@@ -24,16 +25,26 @@ export function perRowMask(causal: tf.Tensor2D, keyMask: tf.Tensor2D): Attention
   return { perRow: Array.from({ length: batch }, (_, b) => toBias(causal.mul(keys.slice([b, 0], [1, total]))) as tf.Tensor2D) };
 }
 
+/** `causal` [L, T]: 1 where query i (position T − L + i) may see key j. */
+export function causalMask(len: number, total: number): tf.Tensor2D {
+  // built as [L, T] directly (a decode step is one row), not cut from a [T, T] band
+  return tf
+    .lessEqual(tf.range(0, total, 1, 'int32').expandDims(0), tf.range(total - len, total, 1, 'int32').expandDims(1))
+    .toFloat() as tf.Tensor2D;
+}
+
 /**
- * The mask for `groups` query heads per KV head. wasm copies slices at ~200 MB/s, so batching and
- * then cutting the [L, T] score matrices per row (its 2-D products are the fast ones) cost more than
- * the products: long sequences there go row by row from the start.
+ * The mask of `len` queries over the keys of `keyMask` [B, T] (float, 1 for real tokens), for `groups`
+ * query heads per KV head. The native kernel masks inside itself (the [L, T] mask costs a prefill
+ * more than its products there). wasm copies slices at ~200 MB/s, so batching and then cutting the
+ * [L, T] score matrices per row (its 2-D products are the fast ones) cost more than the products:
+ * long sequences there go row by row from the start.
  */
-export function attentionMask(causal: tf.Tensor2D, keyMask: tf.Tensor2D, groups: number): AttentionMask {
-  const [len, total] = causal.shape;
-  return tf.getBackend() === 'wasm' && !blasActive() && groups * len * total >= 1 << 16
-    ? perRowMask(causal, keyMask)
-    : batchedMask(causal, keyMask);
+export function attentionMask(keyMask: tf.Tensor2D, len: number, groups: number): AttentionMask {
+  if (blasActive()) return { keys: keyMask };
+  const total = keyMask.shape[1];
+  const causal = causalMask(len, total);
+  return tf.getBackend() === 'wasm' && groups * len * total >= 1 << 16 ? perRowMask(causal, keyMask) : batchedMask(causal, keyMask);
 }
 
 export interface AttentionInputs {
@@ -54,8 +65,8 @@ export function attention(x: AttentionInputs): tf.Tensor4D {
   const [batch, nH, len, hd] = x.q.shape;
   const [, nKv, total] = x.k.shape;
   const groups = nH / nKv;
+  if ('keys' in x.mask) return fusedAttention(x.q, x.k, x.v, x.mask.keys);
   if ('perRow' in x.mask) return attentionPerRow(x, x.mask.perRow);
-  if (blasActive()) return fusedAttention(x.q, x.k, x.v, x.mask.batched);
   // q·kᵀ with the transpose folded into the product: a decode step would otherwise copy the whole key cache
   const k = x.k.reshape([batch * nKv, total, hd]) as tf.Tensor3D;
   const scores = tf

@@ -1,122 +1,23 @@
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
+import { loadSgemm, size, storageOf, type NativeKernels, type Storage, type TensorInfo } from './native-addon.js';
+import { registerNativeOps } from './native-ops.js';
 
 // tf.matMul on the cpu and wasm backends through an OpenBLAS sgemm (native/kernels.c), when that optional
 // addon is built: tfjs-backend-wasm reaches 2–12 GFLOP/s on the update's shapes, OpenBLAS several
 // times more (docs/results/engine.md). The tfjs kernel stays registered underneath as the fallback
 // for what the addon does not handle (non-float32, uneven batch broadcasting).
 
-interface Sgemm {
-  sgemm(
-    a: Float32Array,
-    b: Float32Array,
-    c: Float32Array,
-    batch: number,
-    m: number,
-    n: number,
-    k: number,
-    transA: boolean,
-    transB: boolean,
-    strideA: number,
-    strideB: number,
-  ): void;
-  setThreads(n: number): void;
-  attentionForward(
-    q: Float32Array,
-    k: Float32Array,
-    v: Float32Array,
-    bias: Float32Array,
-    out: Float32Array,
-    probs: Float32Array,
-    dims: number[],
-  ): void;
-  attentionBackward(
-    q: Float32Array,
-    k: Float32Array,
-    v: Float32Array,
-    probs: Float32Array,
-    out: Float32Array,
-    dOut: Float32Array,
-    dq: Float32Array,
-    dk: Float32Array,
-    dv: Float32Array,
-    dims: number[],
-  ): void;
-}
-
 export type MatmulEngine = 'tfjs' | 'blas';
 
-const require = createRequire(import.meta.url);
-let addon: Sgemm | null | undefined;
-
-/** The addon, or null with the reason it could not load. */
-export function loadSgemm(): { addon: Sgemm | null; why?: string } {
-  if (addon !== undefined) return { addon };
-  try {
-    addon = require(fileURLToPath(new URL('../../native/build/kernels.node', import.meta.url))) as Sgemm;
-    // the compute pool already gives each core its own thread
-    addon.setThreads(Number(process.env.OPENBLAS_NUM_THREADS ?? 1));
-    return { addon };
-  } catch (e) {
-    addon = null;
-    return {
-      addon,
-      why: `native/build/kernels.node did not load (${(e as Error).message.split('\n')[0]}); run npm run build -w @starpo/trainer with libopenblas-dev installed`,
-    };
-  }
-}
-
-type TensorInfo = tf.TensorInfo;
 interface MatmulAttrs {
   transposeA: boolean;
   transposeB: boolean;
 }
-/** How a backend hands out a tensor's floats and makes an output the kernel may write. */
-interface Storage {
-  read(t: TensorInfo): Float32Array;
-  alloc(shape: number[]): { info: TensorInfo; data: Float32Array };
-}
-
-interface WasmBackendLike {
-  dataIdMap: { get(id: unknown): { memoryOffset: number } };
-  makeOutput(shape: number[], dtype: 'float32'): TensorInfo;
-  wasm: { HEAPU8: Uint8Array };
-}
-interface CpuBackendLike {
-  data: { get(id: unknown): { values: Float32Array } };
-  makeTensorInfo(shape: number[], dtype: 'float32', values: Float32Array): TensorInfo;
-}
-
-const size = (shape: number[]) => shape.reduce((a, b) => a * b, 1);
-
-function wasmStorage(backend: WasmBackendLike): Storage {
-  // the heap's buffer is read at each use: a later allocation may grow the memory and replace it
-  const view = (t: TensorInfo) => new Float32Array(backend.wasm.HEAPU8.buffer, backend.dataIdMap.get(t.dataId).memoryOffset, size(t.shape));
-  return {
-    read: view,
-    alloc(shape) {
-      const info = backend.makeOutput(shape, 'float32');
-      return { info, data: view(info) };
-    },
-  };
-}
-
-function cpuStorage(backend: CpuBackendLike): Storage {
-  return {
-    read: (t) => backend.data.get(t.dataId).values,
-    alloc(shape) {
-      const data = new Float32Array(size(shape));
-      return { info: backend.makeTensorInfo(shape, 'float32', data), data };
-    },
-  };
-}
-
 /**
  * a [...batchA, M, K] × b [...batchB, K, N] (or transposed) when each operand's batch is either the
  * full output batch or a single matrix; null for what the fallback should do.
  */
-function sgemmMatMul(s: Sgemm, store: Storage, a: TensorInfo, b: TensorInfo, attrs: MatmulAttrs): TensorInfo | null {
+function sgemmMatMul(s: NativeKernels, store: Storage, a: TensorInfo, b: TensorInfo, attrs: MatmulAttrs): TensorInfo | null {
   if (a.dtype !== 'float32' || b.dtype !== 'float32' || a.shape.length < 2 || b.shape.length < 2) return null;
   const ra = a.shape.length;
   const rb = b.shape.length;
@@ -156,67 +57,82 @@ const originals = new Map<string, tf.KernelConfig>();
 const ATTENTION = 'StarpoAttention';
 const ATTENTION_GRAD = 'StarpoAttentionGrad';
 
-function storageOf(backendName: 'cpu' | 'wasm', backend: unknown): Storage {
-  return backendName === 'wasm' ? wasmStorage(backend as WasmBackendLike) : cpuStorage(backend as CpuBackendLike);
-}
-
 /** [B, nH, nKv, L, T, hd] of q [B, nH, L, hd] and k [B, nKv, T, hd]. */
 const attentionDims = (q: TensorInfo, k: TensorInfo) => [q.shape[0]!, q.shape[1]!, k.shape[1]!, q.shape[2]!, k.shape[2]!, q.shape[3]!];
 
 /** The attention kernels of the addon, registered once per backend (they stay; only attention.ts calls them, when blasActive()). */
-function registerAttention(s: Sgemm, backendName: 'cpu' | 'wasm'): void {
+function registerAttention(s: NativeKernels, backendName: 'cpu' | 'wasm'): void {
   if (tf.getKernel(ATTENTION, backendName)) return;
   tf.registerKernel({
     kernelName: ATTENTION,
     backendName,
-    kernelFunc: ({ inputs, backend }) => {
-      const { q, k, v, bias } = inputs as Record<string, TensorInfo>;
+    kernelFunc: ({ inputs, backend, attrs }) => {
+      const { q, k, v, keys } = inputs as Record<string, TensorInfo>;
       const store = storageOf(backendName, backend);
       const dims = attentionDims(q!, k!);
       const out = store.alloc(q!.shape);
-      const probs = store.alloc([dims[0]!, dims[1]!, dims[3]!, dims[4]!]);
+      // without a backward pass the probabilities stay inside the kernel
+      const probs = (attrs as { keep: boolean }).keep ? store.alloc([dims[0]!, dims[1]!, dims[3]!, dims[4]!]) : null;
       // allocations may move the wasm heap: take every view after the last one
       s.attentionForward(
         store.read(q!),
         store.read(k!),
         store.read(v!),
-        store.read(bias!),
+        store.read(keys!),
         store.read(out.info),
-        store.read(probs.info),
+        probs ? store.read(probs.info) : null,
         dims,
       );
-      return [out.info, probs.info];
+      return probs ? [out.info, probs.info] : [out.info];
     },
   });
   tf.registerKernel({
     kernelName: ATTENTION_GRAD,
     backendName,
     kernelFunc: ({ inputs, backend }) => {
-      const { q, k, v, probs, out, dy } = inputs as Record<string, TensorInfo>;
+      const { q, k, v, keys, probs, out, dy } = inputs as Record<string, TensorInfo>;
       const store = storageOf(backendName, backend);
       const dq = store.alloc(q!.shape);
       const dk = store.alloc(k!.shape);
       const dv = store.alloc(v!.shape);
       const r = (t: TensorInfo) => store.read(t);
-      s.attentionBackward(r(q!), r(k!), r(v!), r(probs!), r(out!), r(dy!), r(dq.info), r(dk.info), r(dv.info), attentionDims(q!, k!));
+      s.attentionBackward(
+        r(q!),
+        r(k!),
+        r(v!),
+        r(keys!),
+        r(probs!),
+        r(out!),
+        r(dy!),
+        r(dq.info),
+        r(dk.info),
+        r(dv.info),
+        attentionDims(q!, k!),
+      );
       return [dq.info, dk.info, dv.info];
     },
   });
 }
 
 /**
- * softmax(q·kᵀ + bias)·v in one kernel call each way (q [B, nH, L, hd] already scaled, k and v
- * [B, nKv, T, hd], bias [B, 1, L, T]); the probabilities are kept for the backward pass.
+ * Causal softmax(q·kᵀ)·v over the real keys in one kernel call each way (q [B, nH, L, hd] already
+ * scaled, k and v [B, nKv, T, hd], `keys` [B, T] float 1 for a real key; query i sits at position
+ * T − L + i). The mask is applied inside the kernel, so the [B, L, T] mask tensor is never built and
+ * the masked products are skipped; the probabilities are kept for the backward pass.
  */
-export function fusedAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor4D): tf.Tensor4D {
+export function fusedAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, keys: tf.Tensor2D): tf.Tensor4D {
+  // no gradient recorded (generation, scoring): nothing to keep for a backward pass
+  if (!(tf.engine() as unknown as { isTapeOn(): boolean }).isTapeOn())
+    return (tf.engine().runKernel(ATTENTION, { q, k, v, keys }, { keep: false }) as tf.Tensor[])[0] as tf.Tensor4D;
   const f = tf.customGrad(((qq: tf.Tensor, kk: tf.Tensor, vv: tf.Tensor, save: tf.GradSaveFunc) => {
-    const [out, probs] = tf.engine().runKernel(ATTENTION, { q: qq, k: kk, v: vv, bias }) as tf.Tensor[];
-    save([qq, kk, vv, probs!, out!]);
+    const [out, probs] = tf.engine().runKernel(ATTENTION, { q: qq, k: kk, v: vv, keys }, { keep: true }) as tf.Tensor[];
+    // the key mask too: the forward pass's scope disposes it before the backward pass runs
+    save([qq, kk, vv, keys, probs!, out!]);
     return {
       value: out!,
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const [sq, sk, sv, sp, so] = saved;
-        return tf.engine().runKernel(ATTENTION_GRAD, { q: sq!, k: sk!, v: sv!, probs: sp!, out: so!, dy }) as tf.Tensor[];
+        const [sq, sk, sv, sm, sp, so] = saved;
+        return tf.engine().runKernel(ATTENTION_GRAD, { q: sq!, k: sk!, v: sv!, keys: sm!, probs: sp!, out: so!, dy }) as tf.Tensor[];
       },
     };
   }) as unknown as Parameters<typeof tf.customGrad>[0]);
@@ -241,14 +157,12 @@ export function installBlasMatMul(backendName: 'cpu' | 'wasm'): { ok: boolean; w
     disposeFunc: original.disposeFunc,
     kernelFunc: (args) => {
       const { a, b } = args.inputs as { a: TensorInfo; b: TensorInfo };
-      const store =
-        backendName === 'wasm'
-          ? wasmStorage(args.backend as unknown as WasmBackendLike)
-          : cpuStorage(args.backend as unknown as CpuBackendLike);
+      const store = storageOf(backendName, args.backend);
       return sgemmMatMul(s, store, a, b, args.attrs as unknown as MatmulAttrs) ?? original.kernelFunc(args);
     },
   });
   registerAttention(s, backendName);
+  registerNativeOps(s, backendName);
   originals.set(backendName, original);
   return { ok: true };
 }

@@ -1,7 +1,9 @@
 import * as tf from '@tensorflow/tfjs';
 import { headDim, type Qwen2Config } from './config.js';
 import { attention, attentionMask } from './attention.js';
+import { blasActive } from './blas-kernel.js';
 import { linear } from './matmul.js';
+import { nativeSwiglu } from './native-ops.js';
 import type { TensorData } from './safetensors.js';
 
 /** Per-layer keys and values of earlier positions, for incremental decoding. */
@@ -173,7 +175,6 @@ export class Qwen2Model {
     const [batch, len] = ids.shape;
     const maskF = mask.toFloat();
     const past = opts.cache;
-    const pastLen = past ? past.mask.shape[1] : 0;
     // position = (real tokens before this one, counting the cache)
     const startPos = past ? past.nextPosition.toFloat() : tf.zeros([batch]);
     const positions = tf.cumsum(maskF, 1).sub(1).add(startPos.expandDims(1)).maximum(0); // [B, L]
@@ -182,13 +183,8 @@ export class Qwen2Model {
     const cos = emb.cos();
     const sin = emb.sin();
     const fullMask = (past ? tf.concat([past.mask.toFloat(), maskF], 1) : maskF) as tf.Tensor2D; // [B, T]
-    const total = pastLen + len;
     // query i (absolute pastLen+i) sees key j when j <= pastLen+i and key j is real
-    // built as [L, T] directly (a decode step is one row), not cut from a [T, T] band
-    const causal = tf
-      .lessEqual(tf.range(0, total, 1, 'int32').expandDims(0), tf.range(pastLen, pastLen + len, 1, 'int32').expandDims(1))
-      .toFloat() as tf.Tensor2D; // [L, T]
-    const maskBias = attentionMask(causal, fullMask, c.num_attention_heads / c.num_key_value_heads);
+    const maskBias = attentionMask(fullMask, len, c.num_attention_heads / c.num_key_value_heads);
 
     let x: tf.Tensor = embed(this.w('model.embed_tokens.weight') as tf.Tensor2D, ids);
     const newKeys: tf.Tensor4D[] = [];
@@ -217,7 +213,8 @@ export class Qwen2Model {
       const h2 = rmsNorm(x, this.w(`${p}post_attention_layernorm.weight`), c.rms_norm_eps);
       const gate = linear(h2, this.w(`${p}mlp.gate_proj.weight`));
       const up = linear(h2, this.w(`${p}mlp.up_proj.weight`));
-      x = x.add(linear(gate.mul(tf.sigmoid(gate)).mul(up), this.w(`${p}mlp.down_proj.weight`)));
+      const act = blasActive() ? nativeSwiglu(gate, up) : gate.mul(tf.sigmoid(gate)).mul(up);
+      x = x.add(linear(act, this.w(`${p}mlp.down_proj.weight`)));
     }
     const hidden = rmsNorm(x, this.w('model.norm.weight'), c.rms_norm_eps) as tf.Tensor3D;
     if (!opts.returnCache) return { hidden };

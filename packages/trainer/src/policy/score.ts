@@ -1,4 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
+import { blasActive } from '../model/blas-kernel.js';
+import { nativeTokenLogProbs } from '../model/native-ops.js';
 import type { Qwen2Model } from '../model/qwen2.js';
 
 /**
@@ -16,6 +18,10 @@ export function tokenLogProbs(
   const [batch, len] = ids.shape;
   const raw = model.logits(model.hidden(ids, mask).hidden);
   const t = scoringTemperature(opts.temperature);
+  if (blasActive()) {
+    const r = nativeTokenLogProbs(raw, ids, t);
+    return { logProbs: r.logProbs, entropy: opts.entropy === false ? null : r.entropy };
+  }
   const logits = (t === 1 ? raw : raw.div(t)) as tf.Tensor3D;
   const vocab = logits.shape[2];
   const logp = tf.logSoftmax(logits.slice([0, 0, 0], [batch, len - 1, vocab]));
