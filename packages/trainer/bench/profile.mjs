@@ -15,7 +15,7 @@ const { applySetting, buildRunConfig } = await import('@starpo/contracts');
 const { initBackend, tf } = await import('../dist/backend.js');
 const { train } = await import('../dist/train/loop.js');
 const { MemorySink } = await import('../dist/train/sink.js');
-const { loadBaseModel } = await import('../dist/train/models.js');
+const { loadBaseModel } = await import('../dist/bases/load.js');
 
 const info = await initBackend('auto');
 console.log(machineLine(`${info.name} (${info.device})`));

@@ -7,8 +7,8 @@ import { Rng } from '@starpo/envs';
 import { initBackend } from '../dist/backend.js';
 import { PolicyResponder } from '../dist/rollout/responder.js';
 import { rollout } from '../dist/rollout/rollout.js';
-import { loadBaseModel } from '../dist/train/models.js';
-import { rolloutSettings } from '../dist/train/loop.js';
+import { loadBaseModel } from '../dist/bases/load.js';
+import { rolloutSettings } from '../dist/rollout/settings.js';
 
 const info = await initBackend('auto', (m) => console.log(m));
 const base =

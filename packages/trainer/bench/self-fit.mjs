@@ -14,8 +14,8 @@ import { PolicyResponder } from '../dist/rollout/responder.js';
 import { rollout } from '../dist/rollout/rollout.js';
 import { AdamW } from '../dist/train/optimizer.js';
 import { scoreSamples, toSample } from '../dist/train/batch.js';
-import { rolloutSettings } from '../dist/train/loop.js';
-import { loadBaseModel } from '../dist/train/models.js';
+import { rolloutSettings } from '../dist/rollout/settings.js';
+import { loadBaseModel } from '../dist/bases/load.js';
 import { actorStep } from '../dist/train/update.js';
 
 const [base, epochs = '8', lr = '2e-4'] = process.argv.slice(2);

@@ -31,7 +31,7 @@ async function runArm(name) {
   const { ComputePool } = await import('../dist/parallel/pool.js');
   const { train } = await import('../dist/train/loop.js');
   const { MemorySink } = await import('../dist/train/sink.js');
-  const { loadBaseModel } = await import('../dist/train/models.js');
+  const { loadBaseModel } = await import('../dist/bases/load.js');
   const info = await initBackend('auto');
   const overrides = {
     env: { name: 'sokoban' },
