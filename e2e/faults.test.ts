@@ -225,12 +225,17 @@ describe('faults: killed, frozen and stopped processes; a stopped and a frozen d
   });
 
   it('cancel during the first validation: stopped within 10 s; resumed, it validates first and finishes', async () => {
-    // a validation long enough to be cut short: 256 episodes of up to 16 tokens
+    // a validation long enough to be cut short on a fast engine: 1,024 episodes of up to 16 tokens
     const id = await launch('cancel-validation', 2, {
-      rollout: { envGroups: 2, groupSize: 4, maxNewTokens: 16, validation: { size: 256, every: 2, beforeTraining: true } },
+      rollout: { envGroups: 2, groupSize: 4, maxNewTokens: 16, validation: { size: 1024, every: 2, beforeTraining: true } },
     });
-    await waitFor('the first validation under way', async () => ((r) => r.status === 'running' && r)(await row(id)));
-    await sleep(1500);
+    // cancel once the worker reports the first validation's progress, not after a fixed wait
+    await waitFor('the first validation under way', async () =>
+      ((r) => {
+        const p = r.progress as { phase?: string; step?: number; done?: number } | null;
+        return r.status === 'running' && p?.phase === 'validation' && p.step === 0 && (p.done ?? 0) > 0 && r;
+      })(await row(id)),
+    );
     const t0 = Date.now();
     await http().post(`/api/runs/${id}/cancel`).set('Authorization', auth).expect(202);
     const cancelled = await untilStatus(id, ['cancelled'], 10_000);
