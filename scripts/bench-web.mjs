@@ -27,6 +27,7 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 /** A git ref exported next to this checkout's node_modules (hard links) and built: the "before" tree. */
 function buildRef(ref) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'starpo-bench-before-'));
+  chmodSync(dir, 0o755); // the embedded Postgres runs as the postgres user when we are root
   console.log(`building ${ref} in ${dir} …`);
   execFileSync('sh', ['-c', `git -C "${root}" archive "${ref}" | tar -x -C "${dir}"`], { stdio: 'inherit' });
   // hard links (cp -al: a copy of 1.4 GB would take minutes); the workspace links in node_modules are
