@@ -138,19 +138,27 @@ const REQUEUE_OR_CANCEL = `
  * The owner hands its run back (shutdown): queued again for any worker, or `cancelled` when a cancel
  * was requested meanwhile. The epoch rises, so nothing more is accepted from this lease.
  */
-export async function releaseRun(db: Db, runId: string, lease: number, step?: number): Promise<'queued' | 'cancelled'> {
+export async function releaseRun(
+  db: Db,
+  runId: string,
+  lease: number,
+  step?: number,
+): Promise<'queued' | 'cancelled' | (typeof FINISHED_STATUSES)[number]> {
   const rows = await db.$queryRawUnsafe<{ status: 'queued' | 'cancelled' }[]>(
     `UPDATE runs SET ${REQUEUE_OR_CANCEL},
        stop_reason = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled by user' ELSE NULL END,
        finished_at = CASE WHEN cancel_requested_at IS NOT NULL THEN now() ELSE NULL END,
        current_step = COALESCE($3::int, current_step)
-     WHERE id = $1::uuid AND lease_epoch = $2 RETURNING status::text AS status`,
+     WHERE id = $1::uuid AND lease_epoch = $2 AND status IN (${sqlList(RUN_TRANSITIONS.release.from)}) RETURNING status::text AS status`,
     runId,
     lease,
     step ?? null,
   );
-  if (!rows[0]) throw new LeaseLostError(runId, lease);
-  return rows[0].status;
+  if (rows[0]) return rows[0].status;
+  // A forced shutdown can race the run's own end: a run this lease already finished stays finished.
+  const run = await db.run.findUnique({ where: { id: runId }, select: { status: true, leaseEpoch: true } });
+  if (run && run.leaseEpoch === lease && isFinishedStatus(run.status)) return run.status;
+  throw new LeaseLostError(runId, lease);
 }
 
 // ---- sweeper ------------------------------------------------------------------------------------

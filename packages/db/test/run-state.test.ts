@@ -187,6 +187,16 @@ describe('run state changes follow RUN_TRANSITIONS', () => {
     expect(await releaseRun(db, b.id, b.leaseEpoch)).toBe('cancelled');
     expect(await statusOf(b.id)).toBe('cancelled');
     for (const s of ['queued', 'cancelled'] as const) expect(RUN_TRANSITIONS.release.to).toContain(s);
+
+    // a forced shutdown's hand-back after the run's own end leaves it finished, not queued again
+    const c = (await claimRun(db, (await runIn('queued', 'train')).id, workerId, false))!;
+    await reportRunStatus(db, c.id, c.leaseEpoch, { status: 'succeeded', step: 3, totalSteps: 3 });
+    expect(await releaseRun(db, c.id, c.leaseEpoch, 3)).toBe('succeeded');
+    expect(await db.run.findUniqueOrThrow({ where: { id: c.id } })).toMatchObject({
+      status: 'succeeded',
+      leaseEpoch: c.leaseEpoch,
+      resumeCount: 0,
+    });
   });
 
   it('delete: a running worker run needs a cancel request first; every other run may go', () => {
