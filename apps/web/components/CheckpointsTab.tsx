@@ -1,5 +1,5 @@
 'use client';
-import type { CheckpointInfo } from '@starpo/contracts';
+import { defaultArchiveStep, type CheckpointInfo } from '@starpo/contracts';
 import { useGet } from '../lib/api';
 import { when } from './format';
 
@@ -9,9 +9,7 @@ export function CheckpointsTab({ runId, base }: { runId: string; base: string })
   if (error) return <p className="error">{error.message}</p>;
   if (!data) return <p className="muted">Loading…</p>;
   if (!data.length) return <div className="panel empty">No checkpoints yet.</div>;
-  // the step the archive serves: the latest complete one (state.json is written last), else the latest
-  const complete = data.filter((c) => c.kind === 'state.json');
-  const step = Math.max(...(complete.length ? complete : data).map((c) => c.step));
+  const step = defaultArchiveStep(data);
   return (
     <>
       <p>

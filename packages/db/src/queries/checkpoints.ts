@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { CHECKPOINT_COMPLETE_FILE, defaultArchiveStep } from '@starpo/contracts';
 import type { Db } from '../client.js';
 import { assertLease } from './leases.js';
 
@@ -93,7 +94,7 @@ export async function readCheckpointFile(db: Db, checkpointId: string): Promise<
 
 /** All files of a run's latest complete checkpoint (the one with state.json), or null. */
 export async function latestCheckpointFiles(db: Db, runId: string): Promise<{ step: number; files: Map<string, Uint8Array> } | null> {
-  const last = await db.checkpoint.findFirst({ where: { runId, kind: 'state.json' }, orderBy: { step: 'desc' } });
+  const last = await db.checkpoint.findFirst({ where: { runId, kind: CHECKPOINT_COMPLETE_FILE }, orderBy: { step: 'desc' } });
   if (!last) return null;
   const all = await db.checkpoint.findMany({ where: { runId, step: last.step } });
   const files = new Map<string, Uint8Array>();
@@ -130,10 +131,9 @@ export function findTeamCheckpoint(db: Db, teamId: string, id: string) {
   return db.checkpoint.findFirst({ where: { id, run: { teamId } } });
 }
 
-/** The step a run's archive serves by default: its latest complete checkpoint (state.json is written last), else its latest step. */
+/** The step a run's archive serves when none is asked for (`defaultArchiveStep`). */
 export async function latestArchiveStep(db: Db, runId: string): Promise<number | undefined> {
-  const complete = await db.checkpoint.findFirst({ where: { runId, kind: 'state.json' }, orderBy: { step: 'desc' } });
-  return (complete ?? (await db.checkpoint.findFirst({ where: { runId }, orderBy: { step: 'desc' } })))?.step;
+  return defaultArchiveStep(await db.checkpoint.findMany({ where: { runId }, select: { step: true, kind: true } }));
 }
 
 /** The files of one checkpoint step, by name. */
