@@ -64,4 +64,20 @@ describe('metric rollups and downsampling', () => {
     const short = await downsampledSeries(db, [runId], ['b'], null, null, 400);
     expect(short[0]!.points).toHaveLength(150);
   });
+
+  it('a whole-history view of long and short series together, across runs, reads each its own way and loses none', async () => {
+    // 'a' spans 2,150 steps (long: its rollup blocks), 'b' and 'c0'…'c5' span ≤ 300 (short: their points)
+    const whole = await downsampledSeries(db, [runId], null, null, null, 80);
+    const ranged = await downsampledSeries(db, [runId], null, 0, 1_000_000, 80); // every series from its points
+    expect(whole.map((s) => s.key)).toEqual(ranged.map((s) => s.key));
+    expect(whole.map((s) => s.key)).toEqual(['a', 'b', 'c0', 'c1', 'c2', 'c3', 'c4', 'c5']);
+    for (const [i, s] of whole.entries()) if (s.key !== 'a') expect(s.points).toEqual(ranged[i]!.points);
+    // a run without metrics next to this one adds nothing and hides nothing
+    const { teamId } = await db.run.findUniqueOrThrow({ where: { id: runId } });
+    const empty = await db.run.create({
+      data: { teamId, name: 'empty', config: {}, environment: 'bandit', algorithm: 'grpo', totalSteps: 1 },
+    });
+    expect(await downsampledSeries(db, [empty.id, runId], null, null, null, 80)).toEqual(whole);
+    expect(await downsampledSeries(db, [empty.id], null, null, null, 80)).toEqual([]);
+  });
 });

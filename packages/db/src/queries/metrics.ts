@@ -166,24 +166,30 @@ export async function downsampledSeries(
 ): Promise<{ runId: string; key: string; points: SeriesPoint[] }[]> {
   const buckets = Math.max(1, Math.floor(maxPoints / 4));
   // Whole-history views of long series read the 64-step rollup blocks instead of every point,
-  // when a display bucket spans at least one block.
-  const long =
-    from === null && to === null
-      ? (
-          await db.$queryRawUnsafe<{ run_id: string; key: string; lo: number; hi: number; n: number }[]>(
-            `SELECT run_id::text, key, min(first_step) AS lo, max(last_step) AS hi, sum(n)::int AS n FROM metric_rollups
-             WHERE run_id = ANY($1::uuid[]) AND ($2::text[] IS NULL OR key = ANY($2::text[])) GROUP BY run_id, key`,
-            runIds,
-            keys,
-          )
-        ).filter((r) => r.n > maxPoints && (r.hi - r.lo + 1) / buckets >= ROLLUP_STEPS)
-      : [];
-  const fromPoints = db.$queryRawUnsafe<{ run_id: string; key: string; pts: number[][] }[]>(
-    `WITH pts AS (
+  // when a display bucket spans at least one block. Every stored point is in a block (the same
+  // statement writes both), so the blocks also list every series: the rest are read from their points
+  // by key, and a view whose series are all long reads no point at all.
+  const whole = from === null && to === null;
+  const series = whole
+    ? await db.$queryRawUnsafe<{ run_id: string; key: string; lo: number; hi: number; n: number }[]>(
+        `SELECT run_id::text, key, min(first_step) AS lo, max(last_step) AS hi, sum(n)::int AS n FROM metric_rollups
+         WHERE run_id = ANY($1::uuid[]) AND ($2::text[] IS NULL OR key = ANY($2::text[])) GROUP BY run_id, key`,
+        runIds,
+        keys,
+      )
+    : [];
+  const isLong = (r: (typeof series)[number]) => r.n > maxPoints && (r.hi - r.lo + 1) / buckets >= ROLLUP_STEPS;
+  const long = series.filter(isLong);
+  const short = series.filter((r) => !isLong(r));
+  const fromPoints =
+    whole && !short.length
+      ? Promise.resolve([])
+      : db.$queryRawUnsafe<{ run_id: string; key: string; pts: number[][] }[]>(
+          `WITH pts AS (
        SELECT run_id, key, step, value, extract(epoch FROM wall_time)::float8 AS t FROM metric_points
        WHERE run_id = ANY($1::uuid[]) AND ($2::text[] IS NULL OR key = ANY($2::text[]))
          AND ($3::int IS NULL OR step >= $3::int) AND ($4::int IS NULL OR step <= $4::int)
-         AND (run_id, key) NOT IN (SELECT * FROM unnest($7::uuid[], $8::text[]))),
+         AND ($7::uuid[] IS NULL OR (run_id, key) IN (SELECT * FROM unnest($7::uuid[], $8::text[])))),
      bounds AS (SELECT run_id, key, min(step) AS lo, max(step) AS hi, count(*) AS n FROM pts GROUP BY run_id, key),
      agg AS (
        SELECT p.run_id, p.key,
@@ -193,15 +199,15 @@ export async function downsampledSeries(
        GROUP BY p.run_id, p.key,
                 CASE WHEN b.n <= $5 THEN p.step ELSE floor((p.step - b.lo)::float8 * $6 / (b.hi - b.lo + 1))::int END)
      ${SERIES_ARRAYS}`,
-    runIds,
-    keys,
-    from,
-    to,
-    maxPoints,
-    buckets,
-    long.map((r) => r.run_id),
-    long.map((r) => r.key),
-  );
+          runIds,
+          keys,
+          from,
+          to,
+          maxPoints,
+          buckets,
+          whole ? short.map((r) => r.run_id) : null,
+          whole ? short.map((r) => r.key) : null,
+        );
   const fromRollups = long.length
     ? db.$queryRawUnsafe<{ run_id: string; key: string; pts: number[][] }[]>(
         `WITH sel AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[]) AS u(run_id, key, lo, hi)),
