@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import { z } from './zod.js';
+import { ROLES, type RoleName } from './roles.js';
 import type { RunProgress } from './run-activity.js';
 import { EXTERNAL_FINAL_STATUSES, RUN_STATUSES, type RunDisplayStatus } from './run-status.js';
 import { INT32_MAX, INT32_MIN, INT64_MAX, MAX_UNIX_SECONDS } from './storable.js';
@@ -56,11 +57,6 @@ export interface MetricSeries {
   key: string;
   points: { step: number; value: number; time: number }[];
 }
-
-export const ROLES = ['owner', 'member', 'viewer'] as const;
-export type RoleName = (typeof ROLES)[number];
-/** Higher ranks may do all that lower ones may: the API's guard and the dashboard's controls both read this. */
-export const ROLE_RANK: Record<RoleName, number> = { viewer: 0, member: 1, owner: 2 };
 
 const email = z.string().trim().toLowerCase().email().max(320);
 const password = z.string().min(8, 'at least 8 characters').max(200);

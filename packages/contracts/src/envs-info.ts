@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod.js';
 import { listEnvs } from '@starpo/envs';
 
 export interface EnvInfo {

@@ -1,11 +1,13 @@
-import './jitless-in-browser.js';
 export * from './run-config.js';
 export * from './presets.js';
 export * from './errors.js';
 export * from './build-config.js';
+export * from './config-diff.js';
+export * from './checkpoint-archive.js';
 export * from './envs-info.js';
 export * from './run-status.js';
 export * from './api.js';
+export * from './roles.js';
 export * from './responses.js';
 export * from './events.js';
 export * from './bases.js';

@@ -3,7 +3,8 @@
  * so a field renamed on one side fails the other's type check.
  */
 import type { TurnDiagnostics } from '@starpo/envs';
-import type { MetricSeries, RoleName, RunSummary, TrajectorySummary } from './api.js';
+import type { MetricSeries, RunSummary, TrajectorySummary } from './api.js';
+import type { RoleName } from './roles.js';
 
 /** GET /api/runs/:id (and every call that changes a run). */
 export type RunDetail = RunSummary & {

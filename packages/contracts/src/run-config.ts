@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod.js';
 import { getEnvDefinition, listEnvs } from '@starpo/envs';
 
 /** Environment: name plus that environment's own config (validated by its registered schema). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod.js';
 import { getEnvDefinition, listEnvs } from './registry.js';
 import type { EnvSnapshot, ObservationParse } from './types.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod.js';
 
 /** Scale of an environment's potential-based reward shaping (its `rewardShaping` setting). */
 export const shapingScaleSchema = z.number().min(0).max(100).default(1);

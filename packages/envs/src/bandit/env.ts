@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { Rng, deriveSeed } from '../rng.js';
 import { unchangedStep } from '../step.js';
 import type { BanditSnapshot, Env, StepResult } from '../types.js';

@@ -1,5 +1,5 @@
 import type { EnvDefinition } from '../registry.js';
-import { z } from 'zod';
+import { z } from '../zod.js';
 import type { BanditSnapshot } from '../types.js';
 import { BanditEnv, banditConfigSchema, renderBandit } from './env.js';
 

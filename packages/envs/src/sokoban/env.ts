@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { Rng, deriveSeed } from '../rng.js';
 import { actionIndex, unchangedStep } from '../step.js';
 import type { Env, SokobanSnapshot, StepResult } from '../types.js';

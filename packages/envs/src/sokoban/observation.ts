@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../zod.js';
 import { cellSchema, findSymbolBlock, inside, symbolRows } from '../observation.js';
 import type { ObservationParse, SokobanSnapshot } from '../types.js';
 
