@@ -55,19 +55,49 @@ describe.skipIf(!exe)('the dashboard under its Content Security Policy, in a rea
     await page.waitForURL(`${sys.webUrl}/`);
     await expect.poll(() => page.getByTestId('who').textContent()).toContain('owner');
     // a write from the dashboard's origin passes the API's CSRF rule; the live socket connects
-    const created = await page.evaluate(async (api) => {
-      const r = await fetch(`${api}/api/runs`, {
-        method: 'POST',
-        credentials: 'include',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'csp', external: true, config: {} }),
-      });
-      return { status: r.status, id: ((await r.json()) as { id: string }).id };
-    }, sys.apiUrl);
+    /** An external run created by the page itself (a credentialed POST from the dashboard's origin). */
+    const createRun = (name: string) =>
+      page.evaluate(
+        async ([api, name]) => {
+          const r = await fetch(`${api}/api/runs`, {
+            method: 'POST',
+            credentials: 'include',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ name, external: true, config: {} }),
+          });
+          return { status: r.status, id: ((await r.json()) as { id: string }).id };
+        },
+        [sys.apiUrl, name] as const,
+      );
+    const created = await createRun('csp');
     expect(created.status).toBe(201);
     await page.goto(`${sys.webUrl}/runs/${created.id}`);
     await expect.poll(() => page.getByTestId('run-name').textContent()).toBe('csp');
     await page.waitForTimeout(1500); // the socket connects and subscribes
+    expect(violations).toEqual([]);
+
+    // the compare page starts its API requests from the HTML and the app takes them over: one request
+    // each; a run id that tries to close the prefetch script runs nothing
+    const other = (await createRun('csp-2')).id;
+    const requested: string[] = [];
+    page.on('request', (r) => r.url().startsWith(sys.apiUrl) && requested.push(new URL(r.url()).pathname));
+    await page.goto(`${sys.webUrl}/compare?runs=${created.id},${other}`);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Compare 2 runs');
+    await expect.poll(() => page.getByText('Same config.').count()).toBe(1);
+    expect(requested.filter((p) => p === '/api/metrics')).toHaveLength(1);
+    expect(requested.filter((p) => p === `/api/runs/${created.id}`)).toHaveLength(1);
+    expect(requested.filter((p) => p === '/api/auth/me')).toHaveLength(1);
+    const hostile = encodeURIComponent(`${created.id},</script><script>window.injected=1</script>`);
+    await page.goto(`${sys.webUrl}/compare?runs=${hostile}`);
+    await expect.poll(() => page.locator('.error').count()).toBeGreaterThan(0); // the API refuses the id
+    expect(await page.evaluate(() => (window as unknown as { injected?: number }).injected)).toBeUndefined();
+    // the pages that validate in the browser (environment boards, the run form) do it without eval
+    await page.goto(`${sys.webUrl}/envs`);
+    await page.getByTestId('board-sokoban').waitFor();
+    await page.goto(`${sys.webUrl}/runs/new`);
+    await page.locator('input[name="training.steps"]').waitFor();
+    await page.fill('input[name="training.steps"]', '0');
+    await expect.poll(() => page.locator('.field.invalid').count()).toBeGreaterThan(0);
     expect(violations).toEqual([]);
 
     // a page of another origin cannot frame the dashboard

@@ -5,9 +5,10 @@
 //
 // Before/after in one run: BEFORE=<checkout with its own build> measures that tree first, or
 // BEFORE_REF=<git ref> exports the ref to a temporary directory and builds it there (minutes);
-// the two arms are then printed side by side with their ratio.
+// the two arms are then printed side by side with their ratio. BENCH_PROFILE=<file> writes the cold
+// load's CPU profile; BENCH_HOLD=1 keeps the last arm's system up (with its data) until Ctrl-C.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -122,8 +123,12 @@ async function measure(tree) {
     const [name, value] = session.split('=');
     await context.addCookies([{ name, value, url: api }]);
     const times = [];
+    const phases = [];
     for (let i = 0; i < 4; i++) {
       const page = await context.newPage();
+      // BENCH_PROFILE=<file>: the cold load's main-thread CPU profile (open in Chrome's DevTools)
+      const cdp = i === 0 && process.env.BENCH_PROFILE ? await context.newCDPSession(page) : null;
+      if (cdp) await cdp.send('Profiler.enable').then(() => cdp.send('Profiler.start'));
       const t = performance.now();
       await page.goto(`${web}/compare?runs=${ids.join(',')}`);
       await page
@@ -142,6 +147,8 @@ async function measure(tree) {
           throw e;
         });
       times.push(performance.now() - t);
+      if (cdp) writeFileSync(process.env.BENCH_PROFILE, JSON.stringify((await cdp.send('Profiler.stop')).profile));
+      phases.push(await page.evaluate(pagePhases));
       await page.close();
     }
     await browser.close();
@@ -149,12 +156,34 @@ async function measure(tree) {
     warm.sort((a, b) => a - b);
     const result = { ingestS, apiMs: median(apiTimes), cold, warm: warm[Math.floor(warm.length / 2)] };
     console.log(`  first full render: cold ${cold.toFixed(0)} ms, warm median ${result.warm.toFixed(0)} ms (of ${warm.length})`);
+    for (const [i, ph] of phases.entries()) console.log(`  load ${i + 1} (ms from navigation): ${ph}`);
+    if (process.env.BENCH_HOLD) {
+      // BENCH_HOLD=1: keep the system up with its data for manual profiling, until Ctrl-C
+      console.log(`  holding: API ${api}, dashboard ${web}/compare?runs=${ids.join(',')}, ${session}`);
+      await new Promise((r) => process.once('SIGINT', r));
+    }
     return result;
   } finally {
     sys.kill('SIGINT');
     await new Promise((r) => (sys.exitCode !== null ? r() : sys.once('exit', r)));
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** In the page: when the document, the scripts and each API request ended, and when the charts were all drawn. */
+function pagePhases() {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const api = performance
+    .getEntriesByType('resource')
+    .filter((e) => e.initiatorType !== 'script')
+    .map((e) => {
+      const u = new URL(e.name);
+      return `${u.pathname.replace(/[0-9a-f-]{36}/g, ':id')}${u.search.includes('_rsc') ? '?_rsc' : ''} ${e.startTime.toFixed(0)}–${e.responseEnd.toFixed(0)}`;
+    });
+  const marks = performance.getEntriesByType('mark').map((m) => `${m.name} ${m.startTime.toFixed(0)}`);
+  const js = performance.getEntriesByType('resource').filter((e) => e.initiatorType === 'script');
+  const scripts = js.length ? Math.max(...js.map((e) => e.responseEnd)).toFixed(0) : '–';
+  return `html ${nav.responseEnd.toFixed(0)}, scripts ${scripts}, DOMContentLoaded ${nav.domContentLoadedEventEnd.toFixed(0)}, ${[...api, ...marks].join(', ')}, drawn ${performance.now().toFixed(0)}`;
 }
 
 function median(xs) {

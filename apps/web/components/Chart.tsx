@@ -47,8 +47,18 @@ export function tick(v: number | null): string {
   return a !== 0 && (a < 1e-3 || a >= 1e6) ? v.toExponential(1) : String(Number(v.toPrecision(4)));
 }
 
-/** The panel's inner width (4 px padding each side), or the fallback before layout. */
-const fit = (box: HTMLElement, fallback: number) => (box.clientWidth > 40 ? box.clientWidth - 8 : fallback);
+/** The plot's width in a box `boxWidth` wide (4 px margin each side), or the fallback before layout. */
+const fit = (boxWidth: number, fallback: number) => (boxWidth > 40 ? boxWidth - 8 : fallback);
+
+/** Hides the lines labelled in `hidden` and shows the others (a raw line follows its smoothed one). */
+function showOnly(u: uPlot, hidden: string[]): void {
+  u.series.forEach((line, i) => {
+    const label = String(line.label ?? '');
+    if (i === 0 || label.endsWith(' (raw)')) return;
+    const show = !hidden.includes(label);
+    if (line.show !== show) u.setSeries(i, { show });
+  });
+}
 
 /** Align several series on the union of their x values (uPlot wants one x array). */
 function align(series: ChartSeries[]): [number[], ...(number | null)[][]] {
@@ -106,6 +116,10 @@ export function Chart({
     const cols = smoothing > 0 ? ys.flatMap((y) => [y, smooth(y, smoothing)]) : ys;
     return [xs, ...cols] as uPlot.AlignedData;
   };
+  const latestData = useRef(data);
+  latestData.current = data;
+  const latestHidden = useRef(hidden);
+  latestHidden.current = hidden;
 
   useEffect(() => {
     if (!el.current) return;
@@ -127,42 +141,42 @@ export function Chart({
     // steps are whole numbers: tick only at integer increments on a step axis
     const incrs =
       xLabel === 'step' ? [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10_000, 20_000, 50_000] : undefined;
-    plot.current = new uPlot(
-      {
-        title,
-        width: fit(el.current, width),
-        height,
-        // shown/hidden series go through `hidden` (by label), not uPlot's sync (by index, wrong across charts)
-        cursor: { sync: { key: syncKey, setSeries: false }, drag: { x: true, y: false } },
-        hooks: {
-          setSeries: [
-            (u: uPlot, i: number | null, opts: uPlot.Series) => {
-              const line = i === null ? undefined : u.series[i];
-              if (!line || opts.show === undefined || line.label?.toString().endsWith(' (raw)')) return;
-              // the faint raw line follows its smoothed one
-              const raw = u.series[i! - 1];
-              if (raw?.label === `${line.label} (raw)` && raw.show !== opts.show) u.setSeries(i! - 1, { show: opts.show }, false);
-              toggled.current?.(String(line.label), opts.show);
-            },
-          ],
-        },
-        // the legend shows dashed series (validation) with a dashed marker
-        legend: { live: true, markers: { dash: (u: uPlot, i: number) => (u.series[i]?.dash ? 'dashed' : 'solid') } },
-        scales: { x: { time: false }, y: logOk ? { distr: 3 } : { range: yRange } },
-        axes: [
-          { label: xLabel, stroke: ink, grid: { stroke: grid }, ...(incrs ? { incrs } : {}) },
-          { stroke: ink, grid: { stroke: grid }, values: (_u: uPlot, splits: number[]) => splits.map(tick) },
+    const opts: Omit<uPlot.Options, 'width'> = {
+      title,
+      height,
+      // shown/hidden series go through `hidden` (by label), not uPlot's sync (by index, wrong across charts)
+      cursor: { sync: { key: syncKey, setSeries: false }, drag: { x: true, y: false } },
+      hooks: {
+        setSeries: [
+          (u: uPlot, i: number | null, opts: uPlot.Series) => {
+            const line = i === null ? undefined : u.series[i];
+            if (!line || opts.show === undefined || line.label?.toString().endsWith(' (raw)')) return;
+            // the faint raw line follows its smoothed one
+            const raw = u.series[i! - 1];
+            if (raw?.label === `${line.label} (raw)` && raw.show !== opts.show) u.setSeries(i! - 1, { show: opts.show }, false);
+            toggled.current?.(String(line.label), opts.show);
+          },
         ],
-        series: [{ label: xLabel }, ...lines],
       },
-      data(),
-      el.current,
-    );
-    // the plot fills its panel, and follows it when the window or the grid resizes
+      // the legend shows dashed series (validation) with a dashed marker
+      legend: { live: true, markers: { dash: (u: uPlot, i: number) => (u.series[i]?.dash ? 'dashed' : 'solid') } },
+      scales: { x: { time: false }, y: logOk ? { distr: 3 } : { range: yRange } },
+      axes: [
+        { label: xLabel, stroke: ink, grid: { stroke: grid }, ...(incrs ? { incrs } : {}) },
+        { stroke: ink, grid: { stroke: grid }, values: (_u: uPlot, splits: number[]) => splits.map(tick) },
+      ],
+      series: [{ label: xLabel }, ...lines],
+    };
+    // The plot fills its panel and follows it when the window or the grid resizes. It is built in the
+    // observer's first callback, which reports every chart's width after one layout: measuring each
+    // panel as it is built would lay the page out once per chart.
     const box = el.current;
-    const resize = new ResizeObserver(() => {
-      const w = fit(box, width);
-      if (plot.current && Math.abs(plot.current.width - w) > 1) plot.current.setSize({ width: w, height });
+    const resize = new ResizeObserver(([entry]) => {
+      const w = fit(entry!.contentRect.width, width);
+      if (!plot.current) {
+        plot.current = new uPlot({ ...opts, width: w }, latestData.current(), box);
+        showOnly(plot.current, latestHidden.current); // the settings may have changed since `opts`
+      } else if (Math.abs(plot.current.width - w) > 1) plot.current.setSize({ width: w, height });
     });
     resize.observe(box);
     return () => {
@@ -173,20 +187,14 @@ export function Chart({
     // rebuilt only when the chart's shape changes; data updates go through setData below
   }, [shape]);
 
+  // new data for a plot already built (one still to be built takes `latestData` when it is)
   useEffect(() => {
     plot.current?.setData(data());
   }, [series, smoothing]);
 
   // hidden elsewhere (another chart's legend, a link): apply without a rebuild
   useEffect(() => {
-    const u = plot.current;
-    if (!u) return;
-    u.series.forEach((line, i) => {
-      const label = String(line.label ?? '');
-      if (i === 0 || label.endsWith(' (raw)')) return;
-      const show = !hidden.includes(label);
-      if (line.show !== show) u.setSeries(i, { show });
-    });
+    if (plot.current) showOnly(plot.current, hidden);
   }, [hidden, shape]);
 
   const file = title.replace(/[^\w.-]+/g, '_');

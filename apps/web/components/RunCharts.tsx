@@ -2,6 +2,7 @@
 import type { MetricsEvent, RunMetricSeries, SubscribeAck } from '@starpo/contracts';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useApi } from '../lib/api';
+import { COMPARE_METRICS_POINTS } from '../lib/compare';
 import { Chart, COLORS, type ChartSeries } from './Chart';
 import { groupKeys } from './chart-groups';
 import { useChartSettings } from './chart-settings';
@@ -30,8 +31,11 @@ export function RunCharts({ runs, live = true, only }: { runs: { id: string; lab
   useEffect(() => {
     if (!ids) return;
     setLoaded(false);
-    call<RunMetricSeries[]>('GET', `/api/metrics?runs=${ids}&maxPoints=600`)
+    // marks for the load's timeline (bench:web prints them)
+    performance.mark('metrics:requested');
+    call<RunMetricSeries[]>('GET', `/api/metrics?runs=${ids}&maxPoints=${COMPARE_METRICS_POINTS}`)
       .then((series) => {
+        performance.mark('metrics:parsed');
         setData(new Map(series.map((s) => [`${s.runId} ${s.key}`, s.points])));
         setLoaded(true);
       })
@@ -103,6 +107,27 @@ export function RunCharts({ runs, live = true, only }: { runs: { id: string; lab
     for (const pts of data.values()) for (const p of pts) if (p.time < min) min = p.time;
     return min;
   }, [data]);
+
+  // Built only when the data or the x-axis change, so typing in the metric search redraws no chart.
+  // Compare: a run keeps its colour on every chart; validation lines are dashed so train stays visible.
+  const labels = runs.map((r) => r.label).join('\u0001');
+  const seriesByChart = useMemo(
+    () =>
+      groups.map((g): ChartSeries[] =>
+        runs.flatMap((r, ri) =>
+          g.keys
+            .filter((k) => data.has(`${r.id} ${k}`))
+            .map((k) => ({
+              label: runs.length > 1 ? `${r.label}: ${k}` : k,
+              points: data.get(`${r.id} ${k}`)!.map((p) => [xMode === 'step' ? p.step : p.time - t0, p.value] as [number, number]),
+              ...(runs.length > 1 ? { color: COLORS[ri % COLORS.length] } : {}),
+              ...(k.startsWith('val/') ? { dash: [6, 4] } : {}),
+            })),
+        ),
+      ),
+    // runs by value (ids and labels): the caller's array is new on every render
+    [groups, ids, labels, data, xMode, t0],
+  );
 
   if (error) return <p className="error">{error}</p>;
   if (!groups.length) return <div className="panel empty">No metrics yet: charts appear with the first training step.</div>;
@@ -176,24 +201,13 @@ export function RunCharts({ runs, live = true, only }: { runs: { id: string; lab
         ) : null}
       </div>
       <div className={columns ? `charts cols-${columns}` : 'charts'} data-testid="charts">
-        {groups.map((g) => {
-          // Compare: a run keeps its colour on every chart; validation lines are dashed so train stays visible
-          const series: ChartSeries[] = runs.flatMap((r, ri) =>
-            g.keys
-              .filter((k) => data.has(`${r.id} ${k}`))
-              .map((k) => ({
-                label: runs.length > 1 ? `${r.label}: ${k}` : k,
-                points: data.get(`${r.id} ${k}`)!.map((p) => [xMode === 'step' ? p.step : p.time - t0, p.value] as [number, number]),
-                ...(runs.length > 1 ? { color: COLORS[ri % COLORS.length] } : {}),
-                ...(k.startsWith('val/') ? { dash: [6, 4] } : {}),
-              })),
-          );
+        {groups.map((g, gi) => {
           return (
             <Chart
               onRemove={g.custom ? () => update({ added: added.filter((k) => k !== g.title) }) : undefined}
               key={g.title}
               title={g.title}
-              series={series}
+              series={seriesByChart[gi]!}
               smoothing={smoothing}
               log={logScale || g.log}
               xLabel={xMode === 'step' ? 'step' : 'seconds'}

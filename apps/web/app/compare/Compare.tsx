@@ -1,15 +1,17 @@
 'use client';
 import { configDiff, type RunDetail } from '@starpo/contracts';
 import { useSearchParams } from 'next/navigation';
-import { Suspense, useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { RunCharts } from '../../components/RunCharts';
 import { useApi } from '../../lib/api';
+import { compareIds } from '../../lib/compare';
 import { getPath } from '../../lib/paths';
 
-function Compare() {
+/** The compare view of the runs in `?runs=a,b,…`: their config differences and every chart, one colour per run. */
+export function Compare() {
   const params = useSearchParams();
   const { call } = useApi();
-  const ids = useMemo(() => (params.get('runs') ?? '').split(',').filter(Boolean), [params]);
+  const ids = useMemo(() => compareIds(params.get('runs')), [params]);
   const [runs, setRuns] = useState<RunDetail[]>([]);
   const [error, setError] = useState('');
   useEffect(() => {
@@ -31,13 +33,17 @@ function Compare() {
       </div>
     );
   if (error) return <p className="error">{error}</p>;
-  if (runs.length !== ids.length) return <p className="muted">Loading…</p>;
+  const loaded = runs.length === ids.length;
+  // the charts load beside the runs' details; a series is named by its run's id until its name arrives
+  const names = new Map(runs.map((r) => [r.id, r.name]));
   return (
     <div>
-      <h1>Compare {runs.length} runs</h1>
+      <h1>Compare {ids.length} runs</h1>
       <div className="panel">
         <h3>Config differences</h3>
-        {diffs.length ? (
+        {!loaded ? (
+          <p className="muted">Loading…</p>
+        ) : diffs.length ? (
           <table data-testid="config-diff">
             <thead>
               <tr>
@@ -66,15 +72,7 @@ function Compare() {
           <p className="muted">Same config.</p>
         )}
       </div>
-      <RunCharts runs={runs.map((r) => ({ id: r.id, label: r.name }))} />
+      <RunCharts runs={ids.map((id) => ({ id, label: names.get(id) ?? id.slice(0, 8) }))} />
     </div>
-  );
-}
-
-export default function ComparePage() {
-  return (
-    <Suspense>
-      <Compare />
-    </Suspense>
   );
 }

@@ -1,0 +1,16 @@
+import { apiBase } from '../lib/api-base';
+import { PREFETCH_GLOBAL } from '../lib/prefetch';
+
+/**
+ * Starts GET requests from the HTML itself, while the page's scripts still download and hydrate; the
+ * client's `call` then takes the response in flight instead of asking again (lib/prefetch.ts).
+ * Paths are JSON-encoded with `<` escaped, so nothing from the URL can close the script tag.
+ */
+export function Prefetch({ paths }: { paths: string[] }) {
+  if (!paths.length) return null;
+  const json = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c');
+  const code =
+    `(function(b,p){var c=window.${PREFETCH_GLOBAL}=window.${PREFETCH_GLOBAL}||{};` +
+    `p.forEach(function(x){c[x]=fetch(b+x,{credentials:'include'})})})(${json(apiBase())},${json(paths)})`;
+  return <script dangerouslySetInnerHTML={{ __html: code }} />;
+}
