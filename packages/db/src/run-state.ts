@@ -15,6 +15,7 @@ import {
   RESUMABLE_STATUSES,
   RUN_STATUSES,
   isFinishedStatus,
+  type FinishedStatus,
   type RunStatusName,
   type TrainerRunStatus,
 } from '@starpo/contracts';
@@ -138,12 +139,7 @@ const REQUEUE_OR_CANCEL = `
  * The owner hands its run back (shutdown): queued again for any worker, or `cancelled` when a cancel
  * was requested meanwhile. The epoch rises, so nothing more is accepted from this lease.
  */
-export async function releaseRun(
-  db: Db,
-  runId: string,
-  lease: number,
-  step?: number,
-): Promise<'queued' | 'cancelled' | (typeof FINISHED_STATUSES)[number]> {
+export async function releaseRun(db: Db, runId: string, lease: number, step?: number): Promise<'queued' | 'cancelled' | FinishedStatus> {
   const rows = await db.$queryRawUnsafe<{ status: 'queued' | 'cancelled' }[]>(
     `UPDATE runs SET ${REQUEUE_OR_CANCEL},
        stop_reason = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled by user' ELSE NULL END,
