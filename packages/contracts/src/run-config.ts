@@ -113,6 +113,12 @@ const algorithmSchema = z
       .boolean()
       .default(false)
       .describe('turn_return: a turn whose think text contradicts the state (the reasoning checks) gets no positive credit'),
+    consistentCreditOnly: z
+      .boolean()
+      .default(false)
+      .describe(
+        "turn_return: a turn whose answer departs from its think text's decision (the reasoning checks' think/answer mismatch) gets no positive credit on any token, action words included",
+      ),
     gigpo: z
       .object({
         stepWeight: z.number().min(0).default(1),

@@ -288,6 +288,27 @@ describe('turn_return', () => {
     expect(run({ highLevelGamma: 0, groundedCreditOnly: true })).toEqual([0.9, 0.9, 0.9, 0, 0, 0, 0]);
     expect(run({ highLevelGamma: 0, turnCredit: 'weakest', groundedCreditOnly: true })[0]).toBeCloseTo(-1.1);
   });
+  it("consistent credit only: a turn whose answer departs from its think text's decision keeps no positive credit, action words included", () => {
+    const s = sample();
+    s.traj.turns[1]!.diagnostics = { thinkAnswer: 'mismatch' } as unknown as NonNullable<Sample['traj']['turns'][number]['diagnostics']>;
+    s.traj.turnRewards = [-1.3, 10.9];
+    s.actionSlots = [-1, 1, -1, -1, 0, 1, -1];
+    computeAdvantages(
+      [s],
+      buildRunConfig(undefined, {
+        algorithm: {
+          advEstimator: 'turn_return',
+          whitenAdvantages: false,
+          highLevelGamma: 0,
+          turnCredit: 'action',
+          actionNegativeScale: 1,
+          consistentCreditOnly: true,
+        },
+      }),
+    );
+    // turn 1 is consistent: its credit stays (−1.3 on the words, −0.1 on the wall bump); turn 2's good moves are not paid
+    expect(s.advantages).toEqual([-1.3, -0.1, -1.3, 0, 0, 0, 0]);
+  });
   it('action credit: an action word gets its own action reward, the rest of the reply its turn credit', () => {
     const s = sample();
     // turn 1 trains positions 0–2: one plan word for action 1 (the wall bump) at 1; turn 2 (4–5): answer words for actions 0 and 1
@@ -366,7 +387,7 @@ describe('estimator registry', () => {
     turnRewards: [1],
     turnEnds: [2],
     turnOf: [0, 0, 0],
-    turns: [{ actionRewards: [1], penalty: 0, contradicted: false, observation: 'board' }],
+    turns: [{ actionRewards: [1], penalty: 0, contradicted: false, mismatched: false, observation: 'board' }],
     actionSlots: null,
   };
   const lost: EstimatorSample = { ...won, rewards: [0, 0, 0], turnRewards: [0], turns: [{ ...won.turns[0]!, actionRewards: [0] }] };

@@ -25,6 +25,8 @@ export interface EstimatorTurn {
   penalty: number;
   /** The think text made a claim the state contradicts (the reasoning checks). */
   contradicted: boolean;
+  /** The answer departs from the move the think text decided on (the reasoning checks). */
+  mismatched: boolean;
   /** The observation the turn answered: GiGPO's anchor state. */
   observation: string;
 }
@@ -185,7 +187,9 @@ export function creditActions(s: EstimatorSample, perToken: readonly number[]): 
  * A_k = Σ_{j≥k} γ_high^(j−k) c_j, with no baseline. The credit c_k is the turn reward (turnCredit
  * sum or action) or `weakestCredit`; with groundedCreditOnly a turn whose think text is contradicted
  * keeps at most 0 (min(c_k, 0)). turnCredit=action then gives action words their own move's reward
- * (`creditActions`). With γ_high = 0 and a potential-shaped reward a turn's advantage is the progress
+ * (`creditActions`). With consistentCreditOnly every token of a turn whose answer departs from its
+ * think text's decision keeps at most 0, action words included: a good move is then paid only when the
+ * reasoning chose it. With γ_high = 0 and a potential-shaped reward a turn's advantage is the progress
  * its own actions made.
  */
 export const turnReturnEstimator: EstimatorFn = (samples, a) =>
@@ -194,7 +198,12 @@ export const turnReturnEstimator: EstimatorFn = (samples, a) =>
       let credit = a.turnCredit === 'weakest' ? s.turns.map(weakestCredit) : [...s.turnRewards];
       if (a.groundedCreditOnly) credit = credit.map((r, k) => (s.turns[k]!.contradicted ? Math.min(r, 0) : r));
       const perToken = byTurn(s, discountedReturns(credit, a.highLevelGamma));
-      return a.turnCredit === 'action' ? creditActions(s, perToken) : perToken;
+      const credited = a.turnCredit === 'action' ? creditActions(s, perToken) : perToken;
+      if (!a.consistentCreditOnly) return credited;
+      return credited.map((v, t) => {
+        const k = s.turnOf[t]!;
+        return k >= 0 && s.turns[k]!.mismatched ? Math.min(v, 0) : v;
+      });
     }),
   );
 

@@ -17,6 +17,7 @@ function estimatorSample(s: Sample): EstimatorSample {
       actionRewards: x.actionRewards,
       penalty: x.penalty,
       contradicted: (x.diagnostics?.contradicted ?? 0) > 0,
+      mismatched: x.diagnostics?.thinkAnswer === 'mismatch',
       observation: x.observation,
     })),
   );
