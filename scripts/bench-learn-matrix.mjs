@@ -8,6 +8,7 @@
 //   BASES=3 SEEDS=1 STEPS=10 EPISODES=64 npm run bench:learn-matrix
 //   npm run bench:learn-matrix -- --reward sparse                # the paper's reward and StarPO-S (below)
 //   npm run bench:learn-matrix -- --dry-run                      # prints the commands only
+//   npm run bench:learn-matrix -- --only b1-t0,b2-t0 --set algorithm.consistentCreditOnly=true --out DIR   # a lever on some cells
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -58,6 +59,7 @@ const OPTIONS = {
   'bases-dir': { type: 'string', default: process.env.BASES_DIR || '.data/bases/matrix' },
   out: { type: 'string', default: process.env.OUT || undefined },
   set: { type: 'string', multiple: true, default: process.env.SET ? [process.env.SET] : [] },
+  only: { type: 'string', default: process.env.ONLY || '' },
   'dry-run': { type: 'boolean', default: false },
   help: { type: 'boolean', default: false },
 };
@@ -73,6 +75,7 @@ const HELP = `npm run bench:learn-matrix -- [options]   (each option also reads 
   --workers N       compute threads per process (auto)           --backend B (auto)
   --set "K=V ..."   more training overrides, space-separated (SET="a=1 b=2")
   --bases-dir DIR   where the bases go (.data/bases/matrix)      --out DIR (.data/learn-matrix/<reward>)
+  --only CELLS      run only these cells of the matrix, e.g. "b1-t0,b2-t0" (all)
   --dry-run         print the plan and commands, run nothing`;
 
 /** Parsed and checked options; throws an Error naming the option on bad input. */
@@ -87,6 +90,8 @@ export function parseOptions(argv) {
   if (!['nano', 'tiny', 'small'].includes(values.size)) throw new Error(`--size must be nano, tiny or small, not "${values.size}"`);
   const set = values.set.flatMap((s) => s.split(/\s+/)).filter(Boolean);
   for (const s of set) if (!/^[\w.]+=/.test(s)) throw new Error(`--set takes path=value, not "${s}"`);
+  const only = values.only.split(',').filter(Boolean);
+  for (const c of only) if (!/^b\d+-t\d+$/.test(c)) throw new Error(`--only takes cells like b0-t1, not "${c}"`);
   const o = {
     bases: int('bases', 1),
     seeds: int('seeds', 1),
@@ -102,6 +107,7 @@ export function parseOptions(argv) {
     basesDir: path.resolve(root, values['bases-dir']),
     out: path.resolve(root, values.out ?? path.join('.data', 'learn-matrix', values.reward)),
     set,
+    only,
     dryRun: values['dry-run'],
     help: values.help,
   };
@@ -296,7 +302,8 @@ async function main() {
   if (o.help) return console.log(HELP);
   if (!o.dryRun && !existsSync(STARPO)) throw new Error(`${path.relative(root, STARPO)} missing: npm run build -w @starpo/trainer`);
   if (!o.dryRun) mkdirSync(o.out, { recursive: true });
-  const total = o.bases * o.seeds;
+  const wanted = (b, t) => !o.only.length || o.only.includes(`b${b}-t${t}`);
+  const total = o.only.length || o.bases * o.seeds;
   console.log(
     `learning matrix: ${o.bases} bases × ${o.seeds} seeds × ${o.steps} steps, ${o.reward} reward → ${path.relative(root, o.out)}`,
   );
@@ -304,6 +311,7 @@ async function main() {
   const runs = [];
   let n = 0;
   for (let b = 0; b < o.bases; b++) {
+    if (!Array.from({ length: o.seeds }, (_, t) => wanted(b, t)).some(Boolean)) continue;
     console.log(`\n== base ${b + 1}/${o.bases} (pretrain seed ${b}) ==`);
     const baseDir = await ensureBase(o, b);
     // the bases' evaluations are shared by every reward's matrix
@@ -311,6 +319,7 @@ async function main() {
     const before = await evaluate(o, baseDir, path.join(o.basesDir, 'evals', `${path.basename(baseDir)}.ep${o.episodes}.json`));
     if (!o.dryRun) console.log(`base ${b}: ${pts(before)}% on ${o.episodes} validation seeds`);
     for (let t = 0; t < o.seeds; t++) {
+      if (!wanted(b, t)) continue;
       n++;
       const elapsed = (Date.now() - started) / 1000;
       console.log(`\n== run ${n}/${total}: base ${b}, training seed ${t} (${minutes(elapsed)} so far) ==`);

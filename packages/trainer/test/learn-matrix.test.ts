@@ -37,6 +37,7 @@ const CLEAR = Object.fromEntries(
     'BASES_DIR',
     'OUT',
     'SET',
+    'ONLY',
   ].map((k) => [k, '']),
 );
 const matrix = (args: string[]) => {
@@ -95,6 +96,7 @@ describe('bench:learn-matrix', () => {
       [['--steps', '0'], /--steps must be an integer ≥ 1, not "0"/],
       [['--reward', 'dense'], /--reward must be shaped or sparse/],
       [['--set', 'no-equals'], /--set takes path=value/],
+      [['--only', 'b1'], /--only takes cells like b0-t1, not "b1"/],
       [['--bogus'], /Unknown option '--bogus'/],
     ] as const) {
       const r = matrix([...args, '--out', path.join(dir, 'bad')]);
@@ -113,6 +115,18 @@ describe('bench:learn-matrix', () => {
     expect(trains[5]).toMatch(/--steps 80 .*training\.seed=1 env\.config\.rewardShaping=none .*filter\.ratio=0\.25/);
     expect(r.text.match(/ eval --model .* --episodes 256 /g)).toHaveLength(9);
     expect(existsSync(path.join(dir, 'dry-bases'))).toBe(false);
+  }, 60_000);
+
+  it('runs only the cells --only names, with the extra overrides', () => {
+    const r = matrix([
+      ...['--dry-run', '--only', 'b2-t0,b0-t1', '--set', 'algorithm.consistentCreditOnly=true'],
+      ...['--bases-dir', path.join(dir, 'dry-bases'), '--out', path.join(dir, 'dry')],
+    ]);
+    expect(r.status, r.text).toBe(0);
+    const trains = r.text.match(/ train --preset quick-cpu .*/g) ?? [];
+    expect(trains.map((t) => t.match(/runs\/(b\d-t\d)\//)?.[1])).toEqual(['b0-t1', 'b2-t0']);
+    for (const t of trains) expect(t).toMatch(/algorithm\.consistentCreditOnly=true/);
+    expect(r.text).not.toMatch(/pretrain seed 1\)/);
   }, 60_000);
 });
 
