@@ -111,6 +111,11 @@ export function parseOptions(argv) {
     dryRun: values['dry-run'],
     help: values.help,
   };
+  const outside = only.find((c) => {
+    const [b, t] = c.slice(1).split('-t').map(Number);
+    return b >= o.bases || t >= o.seeds;
+  });
+  if (outside) throw new Error(`--only names ${outside}, outside the ${o.bases} bases × ${o.seeds} seeds of the matrix`);
   return o;
 }
 

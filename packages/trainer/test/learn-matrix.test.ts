@@ -97,6 +97,7 @@ describe('bench:learn-matrix', () => {
       [['--reward', 'dense'], /--reward must be shaped or sparse/],
       [['--set', 'no-equals'], /--set takes path=value/],
       [['--only', 'b1'], /--only takes cells like b0-t1, not "b1"/],
+      [['--only', 'b0-t2'], /--only names b0-t2, outside the 3 bases × 2 seeds of the matrix/],
       [['--bogus'], /Unknown option '--bogus'/],
     ] as const) {
       const r = matrix([...args, '--out', path.join(dir, 'bad')]);
