@@ -261,8 +261,9 @@ describe('turn_return', () => {
     returns: new Array(7).fill(0),
     entropy: new Array(7).fill(0),
   });
-  const run = (algorithm: Record<string, unknown>) => {
+  const run = (algorithm: Record<string, unknown>, prepare?: (s: Sample) => void) => {
     const s = sample();
+    prepare?.(s);
     computeAdvantages(
       [s],
       buildRunConfig(undefined, { algorithm: { advEstimator: 'turn_return', whitenAdvantages: false, ...algorithm } }),
@@ -289,25 +290,13 @@ describe('turn_return', () => {
     expect(run({ highLevelGamma: 0, turnCredit: 'weakest', groundedCreditOnly: true })[0]).toBeCloseTo(-1.1);
   });
   it("consistent credit only: a turn whose answer departs from its think text's decision keeps no positive credit, action words included", () => {
-    const s = sample();
-    s.traj.turns[1]!.diagnostics = { thinkAnswer: 'mismatch' } as unknown as NonNullable<Sample['traj']['turns'][number]['diagnostics']>;
-    s.traj.turnRewards = [-1.3, 10.9];
-    s.actionSlots = [-1, 1, -1, -1, 0, 1, -1];
-    computeAdvantages(
-      [s],
-      buildRunConfig(undefined, {
-        algorithm: {
-          advEstimator: 'turn_return',
-          whitenAdvantages: false,
-          highLevelGamma: 0,
-          turnCredit: 'action',
-          actionNegativeScale: 1,
-          consistentCreditOnly: true,
-        },
-      }),
-    );
+    const a = run({ highLevelGamma: 0, turnCredit: 'action', actionNegativeScale: 1, consistentCreditOnly: true }, (s) => {
+      s.traj.turns[1]!.diagnostics = { thinkAnswer: 'mismatch' } as unknown as NonNullable<Sample['traj']['turns'][number]['diagnostics']>;
+      s.traj.turnRewards = [-1.3, 10.9];
+      s.actionSlots = [-1, 1, -1, -1, 0, 1, -1];
+    });
     // turn 1 is consistent: its credit stays (−1.3 on the words, −0.1 on the wall bump); turn 2's good moves are not paid
-    expect(s.advantages).toEqual([-1.3, -0.1, -1.3, 0, 0, 0, 0]);
+    expect(a).toEqual([-1.3, -0.1, -1.3, 0, 0, 0, 0]);
   });
   it('action credit: an action word gets its own action reward, the rest of the reply its turn credit', () => {
     const s = sample();
