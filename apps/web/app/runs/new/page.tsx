@@ -13,7 +13,7 @@ import {
 } from '@starpo/contracts';
 import { createEnv, type EnvSnapshot } from '@starpo/envs';
 import { useRouter, useSearchParams } from 'next/navigation';
-import { Suspense, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Board } from '../../../components/Board';
 import { errorsByPath, Field } from '../../../components/Field';
 import { splitTags } from '../../../components/RunMeta';
@@ -284,10 +284,10 @@ function baseHint(base: string | undefined): string {
   return shipped ? `${shipped.description}: writes well-formed replies and plays from step 1.` : 'a base model pretrained by your team';
 }
 
+/**
+ * No Suspense boundary: every page renders per request (the root layout is dynamic), and a boundary
+ * around a form this large would be streamed as a separate chunk that hydration can overtake.
+ */
 export default function NewRunPage() {
-  return (
-    <Suspense>
-      <NewRunForm />
-    </Suspense>
-  );
+  return <NewRunForm />;
 }
