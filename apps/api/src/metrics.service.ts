@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { metricsQuerySchema, ValidationError, type RunMetricSeries } from '@starpo/contracts';
+import { metricsQuerySchema, ValidationError, type MetricsQuery, type RunMetricSeries } from '@starpo/contracts';
 import { downsampledSeries, metricKeys, metricPoints, teamRunIds, type Db } from '@starpo/db';
 import type { Actor } from './auth/actor.js';
 import { DB } from './di-tokens.js';
@@ -10,7 +10,7 @@ export class MetricsService {
   constructor(@Inject(DB) private readonly db: Db) {}
 
   /** Series of one or many runs (of the caller's team), with optional step range and downsampling. */
-  async series(actor: Actor, query: unknown, runId?: string): Promise<{ series: RunMetricSeries[]; format: 'json' | 'csv' }> {
+  async series(actor: Actor, query: unknown, runId?: string): Promise<{ series: RunMetricSeries[]; format: MetricsQuery['format'] }> {
     const q = parseInput(metricsQuerySchema, query, 'query');
     const runIds = runId ? [runId] : (q.runs ?? []);
     if (!runIds.length) throw new ValidationError([{ path: 'runs', message: 'name at least one run id' }], 'query');

@@ -1,6 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
-import type { CheckpointInfo, LogLine, Page, RunDetail, RunMetricSeries, RunSummary } from '@starpo/contracts';
+import {
+  toMetricColumns,
+  type CheckpointInfo,
+  type LogLine,
+  type Page,
+  type RunDetail,
+  type RunMetricColumns,
+  type RunMetricSeries,
+  type RunSummary,
+} from '@starpo/contracts';
 import type { Response } from 'express';
 import { CurrentActor, MinRole, type Actor } from './auth/actor.js';
 import { IngestService } from './ingest.service.js';
@@ -69,20 +78,21 @@ export class RunsController {
     return this.runs.remove(a, id);
   }
 
-  /** `?keys=a,b&from=&to=&maxPoints=&format=csv` */
+  /** `?keys=a,b&from=&to=&maxPoints=&format=csv|columns` */
   @Get(':id/metrics')
   async runMetrics(
     @CurrentActor() a: Actor,
     @Param('id') id: string,
     @Query() query: unknown,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<string | Omit<RunMetricSeries, 'runId'>[]> {
+  ): Promise<string | Omit<RunMetricSeries, 'runId'>[] | Omit<RunMetricColumns, 'runId'>[]> {
     await this.runs.find(a, id);
     const { series, format } = await this.metrics.series(a, query, id);
     if (format === 'csv') {
       res.type('text/csv').attachment(`${id}-metrics.csv`);
       return seriesCsv(series);
     }
+    if (format === 'columns') return toMetricColumns(series).map(({ runId: _, ...c }) => c);
     return series.map(({ runId: _, ...s }) => s);
   }
 

@@ -233,6 +233,18 @@ describe('metrics, trajectories, checkpoints, workers and ingestion', () => {
     expect(lines).toHaveLength(11);
     expect(lines[3]).toMatch(new RegExp(`^${other},train/reward/mean,3,3,`));
 
+    // the same points as parallel arrays, for one run and for several
+    const columns = await get(`/api/metrics?runs=${runId},${other}&keys=train/reward/mean&maxPoints=20&format=columns`).expect(200);
+    const mineCols = columns.body.find((c: { runId: string }) => c.runId === runId);
+    expect(mineCols.steps).toEqual(mine.points.map((p: { step: number }) => p.step));
+    expect(mineCols.values).toEqual(mine.points.map((p: { value: number }) => p.value));
+    expect(mineCols.times).toEqual(mine.points.map((p: { time: number }) => p.time));
+    const one = await get(`/api/runs/${other}/metrics?format=columns`).expect(200);
+    expect(one.body).toEqual([expect.objectContaining({ key: 'train/reward/mean', steps: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] })]);
+    expect(one.body[0].values).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(one.body[0]).not.toHaveProperty('runId');
+    expect((await get(`/api/metrics?runs=${runId}&format=xml`).expect(400)).body.details[0].path).toBe('format');
+
     expect((await get('/api/metrics?keys=x').expect(400)).body.details[0].path).toBe('runs');
     expect((await get(`/api/metrics?runs=${runId}&maxPoints=2`).expect(400)).body.details[0].path).toBe('maxPoints');
     expect((await get(`/api/metrics?runs=nope`).expect(400)).body.details[0].path).toMatch(/^runs/);

@@ -60,13 +60,27 @@ function showOnly(u: uPlot, hidden: string[]): void {
   });
 }
 
-/** Align several series on the union of their x values (uPlot wants one x array). */
+/**
+ * Align several series on the union of their x values (uPlot wants one x array). Series arrive in
+ * ascending x, so each column is filled by one walk beside the sorted union (a Map lookup per point
+ * was a tenth of the compare page's drawing time); a series out of order takes the lookup.
+ */
 function align(series: ChartSeries[]): [number[], ...(number | null)[][]] {
-  const xs = [...new Set(series.flatMap((s) => s.points.map((p) => p[0])))].sort((a, b) => a - b);
-  const idx = new Map(xs.map((x, i) => [x, i]));
+  const all = new Float64Array(series.reduce((n, s) => n + s.points.length, 0));
+  let n = 0;
+  for (const s of series) for (const p of s.points) all[n++] = p[0];
+  all.sort();
+  const xs: number[] = [];
+  for (const x of all) if (xs.length === 0 || xs[xs.length - 1] !== x) xs.push(x);
+  let idx: Map<number, number> | null = null;
   const ys = series.map((s) => {
     const col: (number | null)[] = new Array(xs.length).fill(null);
-    for (const [x, y] of s.points) col[idx.get(x)!] = y;
+    let j = 0;
+    for (let i = 0; i < xs.length && j < s.points.length; i++) if (s.points[j]![0] === xs[i]) col[i] = s.points[j++]![1];
+    if (j < s.points.length) {
+      idx ??= new Map(xs.map((x, i) => [x, i]));
+      for (const [x, y] of s.points) col[idx.get(x)!] = y;
+    }
     return col;
   });
   return [xs, ...ys];

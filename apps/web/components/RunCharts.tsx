@@ -1,8 +1,8 @@
 'use client';
-import type { MetricsEvent, RunMetricSeries, SubscribeAck } from '@starpo/contracts';
+import { fromMetricColumns, type MetricsEvent, type RunMetricColumns, type RunMetricSeries, type SubscribeAck } from '@starpo/contracts';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useApi } from '../lib/api';
-import { COMPARE_METRICS_POINTS } from '../lib/compare';
+import { chartMetricsPath } from '../lib/compare';
 import { Chart, COLORS, type ChartSeries } from './Chart';
 import { groupKeys } from './chart-groups';
 import { useChartSettings } from './chart-settings';
@@ -33,10 +33,10 @@ export function RunCharts({ runs, live = true, only }: { runs: { id: string; lab
     setLoaded(false);
     // marks for the load's timeline (bench:web prints them)
     performance.mark('metrics:requested');
-    call<RunMetricSeries[]>('GET', `/api/metrics?runs=${ids}&maxPoints=${COMPARE_METRICS_POINTS}`)
-      .then((series) => {
+    call<RunMetricColumns[]>('GET', chartMetricsPath(ids))
+      .then((columns) => {
         performance.mark('metrics:parsed');
-        setData(new Map(series.map((s) => [`${s.runId} ${s.key}`, s.points])));
+        setData(new Map(fromMetricColumns(columns).map((s) => [`${s.runId} ${s.key}`, s.points])));
         setLoaded(true);
       })
       .catch((e: Error) => setError(e.message));

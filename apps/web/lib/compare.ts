@@ -1,6 +1,14 @@
 /** Points per series the charts ask for: the server downsamples longer ones (first/last/min/max per bucket). */
 export const COMPARE_METRICS_POINTS = 600;
 
+/**
+ * The charts' one request for every series of these runs, downsampled, as parallel arrays (the
+ * smaller answer). The compare page's HTML starts this same request before the scripts load.
+ */
+export function chartMetricsPath(ids: string): string {
+  return `/api/metrics?runs=${ids}&maxPoints=${COMPARE_METRICS_POINTS}&format=columns`;
+}
+
 /** The run ids of `?runs=a,b,…`, in order, without blanks. */
 export function compareIds(runs: string | null): string[] {
   return (runs ?? '').split(',').filter(Boolean);

@@ -168,7 +168,8 @@ export const metricsQuerySchema = z
     from: step.optional(),
     to: step.optional(),
     maxPoints: z.coerce.number().int().min(4).max(100_000).optional(),
-    format: z.enum(['json', 'csv']).default('json'),
+    // columns: RunMetricColumns, parallel arrays instead of one object per point
+    format: z.enum(['json', 'csv', 'columns']).default('json'),
   })
   .strict();
 export type MetricsQuery = z.infer<typeof metricsQuerySchema>;

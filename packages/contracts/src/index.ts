@@ -9,6 +9,7 @@ export * from './run-status.js';
 export * from './api.js';
 export * from './roles.js';
 export * from './responses.js';
+export * from './metric-columns.js';
 export * from './events.js';
 export * from './bases.js';
 export * from './run-activity.js';
