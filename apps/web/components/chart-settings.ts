@@ -56,7 +56,9 @@ export function useChartSettings(): [ChartSettings, (patch: Partial<ChartSetting
     // one `hide` parameter a series, since labels may hold commas (a run's name)
     if (q.has('hide') || q.has('smoothing')) fromUrl.hidden = q.getAll('hide').filter(Boolean);
     if (q.has('columns') || q.has('smoothing')) fromUrl.columns = q.get('columns') ?? 0;
-    setSettings(clean({ ...DEFAULTS, ...saved, ...fromUrl })); // a link's settings win over the saved ones
+    const next = clean({ ...DEFAULTS, ...saved, ...fromUrl }); // a link's settings win over the saved ones
+    // unchanged settings keep their identity: new (equal) arrays would rebuild every chart's series
+    setSettings((prev) => (JSON.stringify(prev) === JSON.stringify(next) ? prev : next));
     setLoaded(true);
   }, [key]);
 
