@@ -321,8 +321,7 @@ describe.skipIf(!exe)('team settings, roles and run metadata in a real browser',
     await owner.getByLabel('metric to chart').fill('actor/lr');
     await owner.getByTestId('add-chart').click();
     await owner.locator('[data-testid=chart][data-title="actor/lr"]').waitFor();
-    await poll(() => owner.url());
-    expect(decodeURIComponent(owner.url())).toContain('charts=actor/lr');
+    await poll(() => decodeURIComponent(owner.url())).toContain('charts=actor/lr');
     await owner.reload();
     await owner.locator('[data-testid=chart][data-title="actor/lr"]').waitFor();
     // the chart fills its panel: the canvas is as wide as the panel less its padding
@@ -334,6 +333,7 @@ describe.skipIf(!exe)('team settings, roles and run metadata in a real browser',
     await owner.goto(`${sys.webUrl}/compare?runs=${runId},${other.id}`);
     const success = owner.locator('[data-testid=chart][data-title="Success"]');
     await success.waitFor();
+    await poll(() => success.locator('.u-legend .u-label', { hasText: 'untagged: train/success' }).count()).toBeGreaterThan(0);
     const legend = await success.locator('.u-legend tr.u-series:not(.raw-series)').evaluateAll((rows) =>
       rows.slice(1).map((r) => {
         const m = r.querySelector('.u-marker') as HTMLElement;
@@ -420,7 +420,6 @@ describe.skipIf(!exe)('team settings, roles and run metadata in a real browser',
 
   it('runs list: sorts by a metric, shows chosen columns, groups by environment, and keeps the view in the URL', async () => {
     await owner.goto(`${sys.webUrl}/?sort=-m:train/success&cols=owner,m:train/success&group=environment`);
-    await poll(() => owner.getByTestId('run-group').count());
     const names = () => owner.getByTestId('run-row').locator('td:nth-child(2) a').allTextContents();
     await poll(() => owner.getByTestId('run-group').allTextContents()).toEqual(['bandit (1)', 'frozenlake (1)', 'sokoban (2)']);
     await poll(() => owner.locator('thead th').allTextContents()).toEqual(['', 'Name', 'Status', 'Owner', 'train/success']);
@@ -436,7 +435,7 @@ describe.skipIf(!exe)('team settings, roles and run metadata in a real browser',
       const n = await names();
       return n.indexOf('untagged') < n.indexOf('renamed run');
     }).toBe(true);
-    expect(decodeURIComponent(owner.url())).toContain('sort=m:train/success');
+    await poll(() => decodeURIComponent(owner.url())).toContain('sort=m:train/success');
     expect(owner.url()).not.toContain('group=');
     await owner.reload();
     await poll(() => owner.getByLabel('sort').inputValue()).toBe('m:train/success');

@@ -34,8 +34,6 @@ export function Compare() {
     );
   if (error) return <p className="error">{error}</p>;
   const loaded = runs.length === ids.length;
-  // the charts load beside the runs' details; a series is named by its run's id until its name arrives
-  const names = new Map(runs.map((r) => [r.id, r.name]));
   return (
     <div>
       <h1>Compare {ids.length} runs</h1>
@@ -72,7 +70,9 @@ export function Compare() {
           <p className="muted">Same config.</p>
         )}
       </div>
-      <RunCharts runs={ids.map((id) => ({ id, label: names.get(id) ?? id.slice(0, 8) }))} />
+      {/* drawn once the runs' names are known: a series' label is part of its chart's shape, so charts
+          labelled by id first would all be rebuilt. The page's HTML has already started both requests. */}
+      {loaded ? <RunCharts runs={runs.map((r) => ({ id: r.id, label: r.name }))} /> : null}
     </div>
   );
 }
