@@ -13,7 +13,21 @@ type Point = RunMetricSeries['points'][number];
  * Every chart group for one or more runs: loaded downsampled from the API, then extended live
  * from the socket (each run subscribed with the last step it has, so a reconnect catches up).
  */
-export function RunCharts({ runs, live = true, only }: { runs: { id: string; label: string }[]; live?: boolean; only?: RegExp }) {
+/**
+ * `labelled` false: the runs' labels are not known yet (Compare, before the runs' details arrive). The data
+ * load anyway; the charts wait, since a label is part of a chart's shape and a change rebuilds it.
+ */
+export function RunCharts({
+  runs,
+  live = true,
+  only,
+  labelled = true,
+}: {
+  runs: { id: string; label: string }[];
+  live?: boolean;
+  only?: RegExp;
+  labelled?: boolean;
+}) {
   const { call, socket, base } = useApi();
   const [data, setData] = useState<Map<string, Point[]>>(new Map());
   const [loaded, setLoaded] = useState(false);
@@ -113,7 +127,7 @@ export function RunCharts({ runs, live = true, only }: { runs: { id: string; lab
   const labels = runs.map((r) => r.label).join('\u0001');
   const seriesByChart = useMemo(
     () =>
-      groups.map((g): ChartSeries[] =>
+      (labelled ? groups : []).map((g): ChartSeries[] =>
         runs.flatMap((r, ri) =>
           g.keys
             .filter((k) => data.has(`${r.id} ${k}`))
@@ -126,10 +140,11 @@ export function RunCharts({ runs, live = true, only }: { runs: { id: string; lab
         ),
       ),
     // runs by value (ids and labels): the caller's array is new on every render
-    [groups, ids, labels, data, xMode, t0],
+    [groups, ids, labels, labelled, data, xMode, t0],
   );
 
   if (error) return <p className="error">{error}</p>;
+  if (!labelled) return <p className="muted">Loading charts…</p>;
   if (!groups.length) return <div className="panel empty">No metrics yet: charts appear with the first training step.</div>;
   return (
     <div>

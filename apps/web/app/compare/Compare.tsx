@@ -34,6 +34,7 @@ export function Compare() {
     );
   if (error) return <p className="error">{error}</p>;
   const loaded = runs.length === ids.length;
+  const names = new Map(runs.map((r) => [r.id, r.name]));
   return (
     <div>
       <h1>Compare {ids.length} runs</h1>
@@ -70,9 +71,8 @@ export function Compare() {
           <p className="muted">Same config.</p>
         )}
       </div>
-      {/* drawn once the runs' names are known: a series' label is part of its chart's shape, so charts
-          labelled by id first would all be rebuilt. The page's HTML has already started both requests. */}
-      {loaded ? <RunCharts runs={runs.map((r) => ({ id: r.id, label: r.name }))} /> : null}
+      {/* the metrics load beside the runs' details; the charts are drawn once the runs' names are in */}
+      <RunCharts runs={ids.map((id) => ({ id, label: names.get(id) ?? id }))} labelled={loaded} />
     </div>
   );
 }
