@@ -12,8 +12,6 @@ type Point = RunMetricSeries['points'][number];
 /**
  * Every chart group for one or more runs: loaded downsampled from the API, then extended live
  * from the socket (each run subscribed with the last step it has, so a reconnect catches up).
- */
-/**
  * `labelled` false: the runs' labels are not known yet (Compare, before the runs' details arrive). The data
  * load anyway; the charts wait, since a label is part of a chart's shape and a change rebuilds it.
  */

@@ -1,5 +1,5 @@
 /** Points per series the charts ask for: the server downsamples longer ones (first/last/min/max per bucket). */
-export const COMPARE_METRICS_POINTS = 600;
+const COMPARE_METRICS_POINTS = 600;
 
 /**
  * The charts' one request for every series of these runs, downsampled, as parallel arrays (the
