@@ -1,4 +1,4 @@
-import { insertTrajectories, storeCheckpointFile, upsertMetrics, type TurnInput } from '@starpo/db';
+import { insertTrajectories, storeCheckpointFile, upsertMetricPoints, upsertMetrics, type TurnInput } from '@starpo/db';
 import { createHash } from 'node:crypto';
 import { extract } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -248,6 +248,36 @@ describe('metrics, trajectories, checkpoints, workers and ingestion', () => {
     expect((await get('/api/metrics?keys=x').expect(400)).body.details[0].path).toBe('runs');
     expect((await get(`/api/metrics?runs=${runId}&maxPoints=2`).expect(400)).body.details[0].path).toBe('maxPoints');
     expect((await get(`/api/metrics?runs=nope`).expect(400)).body.details[0].path).toMatch(/^runs/);
+  });
+
+  it('answers repeated whole-history chart reads from its cache, and never a stale one after a write', async () => {
+    const id = (await post('/api/runs', { preset: 'quick-cpu' }).expect(201)).body.id;
+    // 400 steps: with maxPoints 20 the series is read from its 64-step rollup blocks
+    await upsertMetricPoints(
+      t.db,
+      id,
+      Array.from({ length: 400 }, (_, i) => ({ key: 'loss', step: i, value: i % 7 })),
+    );
+    const values = async () =>
+      (await get(`/api/metrics?runs=${id}&maxPoints=20&format=columns`).expect(200)).body[0] as { steps: number[]; values: number[] };
+    const first = await values();
+    expect(Math.max(...first.values)).toBe(6);
+    expect(await values()).toEqual(first); // the cached answer is the same answer
+
+    await upsertMetricPoints(t.db, id, [{ key: 'loss', step: 150, value: 1000 }]); // a corrected step: a new highest point
+    expect(Math.max(...(await values()).values)).toBe(1000);
+    // corrected back: the block's highest point is recomputed from the points, and the cache follows it
+    await upsertMetricPoints(t.db, id, [{ key: 'loss', step: 150, value: 0 }]);
+    expect(Math.max(...(await values()).values)).toBe(6);
+    await upsertMetricPoints(t.db, id, [{ key: 'loss', step: 400, value: -5 }]); // a new step
+    const extended = await values();
+    expect(extended.steps.at(-1)).toBe(400);
+    expect(Math.min(...extended.values)).toBe(-5);
+    await upsertMetricPoints(t.db, id, [{ key: 'acc', step: 1, value: 0.5 }]); // a new key
+    expect((await get(`/api/metrics?runs=${id}&maxPoints=20`).expect(200)).body.map((s: { key: string }) => s.key)).toEqual([
+      'acc',
+      'loss',
+    ]);
   });
 
   it('lists checkpoints and streams a download whose sha256 matches', async () => {

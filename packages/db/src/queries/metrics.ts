@@ -105,12 +105,16 @@ export async function upsertMetricPoints(
 
 const isDeadlock = (e: unknown) => /deadlock detected|40P01/.test(String((e as Error)?.message ?? e));
 
-/** Rebuild the rollup blocks that `points` fall in from the stored points. */
+/**
+ * Rebuild the rollup blocks that `points` fall in from the stored points. The same statement touches
+ * the keys' summary rows, so the run's metric version (metricVersions) changes with the blocks.
+ */
 async function recomputeRollups(db: Db, runId: string, points: MetricPointInput[]): Promise<void> {
   const blocks = new Map<string, [string, number]>();
   for (const p of points) blocks.set(`${p.step >> 6}\u0001${p.key}`, [pgText(p.key), p.step >> 6]);
   await db.$executeRawUnsafe(
-    `INSERT INTO metric_rollups AS r SELECT $1::uuid, k, bucket, ${BLOCK_COLUMNS}
+    `WITH touched AS (UPDATE metric_summaries SET updated_at = now() WHERE run_id = $1::uuid AND key = ANY($2::text[]))
+     INSERT INTO metric_rollups AS r SELECT $1::uuid, k, bucket, ${BLOCK_COLUMNS}
      FROM (SELECT p.key AS k, p.step >> 6 AS bucket, ${BLOCK_AGGREGATES}
            FROM (SELECT run_id, key, step, step AS s, value AS v, wall_time AS t FROM metric_points) p
            JOIN unnest($2::text[], $3::int[]) AS b(bk, bb) ON p.key = b.bk AND p.step >> 6 = b.bb
@@ -141,6 +145,22 @@ export function upsertMetrics(
     Object.entries(values).map(([key, value]) => ({ key, step, value, time: wallTime })),
     opts,
   );
+}
+
+/**
+ * Each run's metric version: a digest of its summary rows' keys and transaction ids. Every write of a
+ * series upserts the key's summary row in the same statement as its points and rollup blocks (and a
+ * rollup recompute touches it too), so any committed change to a run's stored metrics changes its
+ * version; a run with no metrics has none. Read before and after a series read, an unchanged version
+ * says the read saw exactly that state (what MetricsService caches by).
+ */
+export async function metricVersions(db: Db, runIds: string[]): Promise<Map<string, string>> {
+  const rows = await db.$queryRawUnsafe<{ run_id: string; v: string }[]>(
+    `SELECT run_id::text, md5(string_agg(key || ' ' || xmin::text, ',' ORDER BY key)) AS v
+     FROM metric_summaries WHERE run_id = ANY($1::uuid[]) GROUP BY run_id`,
+    runIds,
+  );
+  return new Map(rows.map((r) => [r.run_id, r.v]));
 }
 
 export interface SeriesPoint {
