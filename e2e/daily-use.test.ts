@@ -4,7 +4,16 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPath, ROOT, pageFetch, seriousAxeViolations, startStackAndBrowser, stopStackAndBrowser, type Started } from './helpers.js';
+import {
+  chromiumPath,
+  drawAllCharts,
+  ROOT,
+  pageFetch,
+  seriousAxeViolations,
+  startStackAndBrowser,
+  stopStackAndBrowser,
+  type Started,
+} from './helpers.js';
 
 const exe = chromiumPath();
 const SHOTS = path.join(ROOT, 'docs/screenshots');
@@ -323,11 +332,12 @@ describe.skipIf(!exe)('team settings, roles and run metadata in a real browser',
     await owner.locator('[data-testid=chart][data-title="actor/lr"]').waitFor();
     await poll(() => decodeURIComponent(owner.url())).toContain('charts=actor/lr');
     await owner.reload();
-    await owner.locator('[data-testid=chart][data-title="actor/lr"]').waitFor();
-    // the chart fills its panel: the canvas is as wide as the panel less its padding
-    const [panel, canvas] = await owner
-      .locator('[data-testid=chart][data-title="actor/lr"]')
-      .evaluate((el) => [el.clientWidth, el.querySelector('canvas')!.getBoundingClientRect().width]);
+    const added = owner.locator('[data-testid=chart][data-title="actor/lr"]');
+    await added.waitFor();
+    // drawn once it comes near the screen, and then it fills its panel: the canvas is as wide as the panel less its padding
+    await added.scrollIntoViewIfNeeded();
+    await added.locator('canvas').first().waitFor();
+    const [panel, canvas] = await added.evaluate((el) => [el.clientWidth, el.querySelector('canvas')!.getBoundingClientRect().width]);
     expect(canvas).toBeGreaterThan(panel! - 20);
 
     await owner.goto(`${sys.webUrl}/compare?runs=${runId},${other.id}`);
@@ -346,6 +356,7 @@ describe.skipIf(!exe)('team settings, roles and run metadata in a real browser',
     expect(of('renamed run', 'train/success').color).not.toBe(of('untagged', 'train/success').color);
     expect(of('renamed run', 'train/success').dash).toBe('solid');
     expect(of('renamed run', 'val/success').dash).toBe('dashed');
+    await drawAllCharts(owner);
     await owner.screenshot({ path: path.join(SHOTS, 'compare.png'), fullPage: true });
   });
 

@@ -6,7 +6,16 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPath, ROOT, pageFetch, seriousAxeViolations, startStackAndBrowser, stopStackAndBrowser, type Started } from './helpers.js';
+import {
+  chromiumPath,
+  drawAllCharts,
+  ROOT,
+  pageFetch,
+  seriousAxeViolations,
+  startStackAndBrowser,
+  stopStackAndBrowser,
+  type Started,
+} from './helpers.js';
 
 const exe = chromiumPath();
 const SHOTS = path.join(ROOT, 'docs/screenshots');
@@ -95,6 +104,7 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     expect(await page.getByTestId('status').textContent()).toBe('running'); // so what follows arrives live
     await expect.poll(() => page.getByTestId('status').textContent(), { timeout: 240_000 }).toBe('succeeded');
     await expect.poll(points, { timeout: 15_000 }).toBeGreaterThan(early);
+    await drawAllCharts(page);
     await page.screenshot({ path: path.join(SHOTS, 'run-charts.png'), fullPage: true });
 
     await page.getByRole('tab', { name: 'trajectories' }).click();
@@ -277,6 +287,7 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     await page.waitForURL(/\/compare\?runs=/);
     await expect.poll(() => page.getByTestId('config-diff').textContent()).toContain('env.name');
     await expect.poll(() => page.getByTestId('chart').count(), { timeout: 60_000 }).toBeGreaterThan(0);
+    await drawAllCharts(page);
     await page.screenshot({ path: path.join(SHOTS, 'compare.png'), fullPage: true });
 
     await page.goto(`${sys.webUrl}/runs/${long.id}`);

@@ -47,6 +47,19 @@ export async function startSystem(env: Record<string, string>, timeoutMs = 120_0
   };
 }
 
+/**
+ * Brings every chart of the page near the screen in turn (a chart is drawn when it comes near it) and
+ * waits for its canvas, then scrolls back to the top: for full-page screenshots and checks of every chart.
+ */
+export async function drawAllCharts(page: Page): Promise<void> {
+  const charts = page.getByTestId('chart');
+  for (let i = 0, n = await charts.count(); i < n; i++) {
+    await charts.nth(i).scrollIntoViewIfNeeded();
+    await charts.nth(i).locator('canvas').first().waitFor();
+  }
+  await page.evaluate(() => window.scrollTo(0, 0));
+}
+
 /** axe-core's serious and critical violations on the page as it is now, as `rule: first targets` lines. */
 export async function seriousAxeViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ path: path.join(ROOT, 'node_modules/axe-core/axe.min.js') });

@@ -4,8 +4,9 @@ import uPlot from 'uplot';
 
 export interface ChartSeries {
   label: string;
-  /** x (step or seconds) ascending, y. */
-  points: [number, number][];
+  /** x (step or seconds), ascending, and y: parallel columns. */
+  x: number[];
+  y: number[];
   /** A fixed colour (Compare: one per run) and a dash pattern (validation lines). */
   color?: string;
   dash?: number[];
@@ -47,6 +48,9 @@ export function tick(v: number | null): string {
   return a !== 0 && (a < 1e-3 || a >= 1e6) ? v.toExponential(1) : String(Number(v.toPrecision(4)));
 }
 
+/** How far below (or above) the screen a chart's plot is already built, in CSS pixels. */
+const NEAR_PX = 100;
+
 /** The plot's width in a box `boxWidth` wide (4 px margin each side), or the fallback before layout. */
 const fit = (boxWidth: number, fallback: number) => (boxWidth > 40 ? boxWidth - 8 : fallback);
 
@@ -60,15 +64,20 @@ function showOnly(u: uPlot, hidden: string[]): void {
   });
 }
 
+const sameColumn = (a: number[], b: number[]) => a === b || (a.length === b.length && a.every((v, i) => v === b[i]));
+
 /**
- * Align several series on the union of their x values (uPlot wants one x array). Series arrive in
- * ascending x, so each column is filled by one walk beside the sorted union (a Map lookup per point
- * was a tenth of the compare page's drawing time); a series out of order takes the lookup.
+ * Align several series on the union of their x values (uPlot wants one x array). Series that share
+ * their x column (one run's keys) are used as they are. Otherwise, series arrive in ascending x, so
+ * each column is filled by one walk beside the sorted union (a Map lookup per point was a tenth of the
+ * compare page's drawing time); a series out of order takes the lookup.
  */
 function align(series: ChartSeries[]): [number[], ...(number | null)[][]] {
-  const all = new Float64Array(series.reduce((n, s) => n + s.points.length, 0));
+  const first = series[0]?.x ?? [];
+  if (series.every((s) => sameColumn(s.x, first))) return [first, ...series.map((s) => s.y)];
+  const all = new Float64Array(series.reduce((n, s) => n + s.x.length, 0));
   let n = 0;
-  for (const s of series) for (const p of s.points) all[n++] = p[0];
+  for (const s of series) for (const x of s.x) all[n++] = x;
   all.sort();
   const xs: number[] = [];
   for (const x of all) if (xs.length === 0 || xs[xs.length - 1] !== x) xs.push(x);
@@ -76,10 +85,10 @@ function align(series: ChartSeries[]): [number[], ...(number | null)[][]] {
   const ys = series.map((s) => {
     const col: (number | null)[] = new Array(xs.length).fill(null);
     let j = 0;
-    for (let i = 0; i < xs.length && j < s.points.length; i++) if (s.points[j]![0] === xs[i]) col[i] = s.points[j++]![1];
-    if (j < s.points.length) {
+    for (let i = 0; i < xs.length && j < s.x.length; i++) if (s.x[j] === xs[i]) col[i] = s.y[j++]!;
+    if (j < s.x.length) {
       idx ??= new Map(xs.map((x, i) => [x, i]));
-      for (const [x, y] of s.points) col[idx.get(x)!] = y;
+      s.x.forEach((x, i) => (col[idx!.get(x)!] = s.y[i]!));
     }
     return col;
   });
@@ -122,7 +131,7 @@ export function Chart({
   const toggled = useRef(onToggle);
   toggled.current = onToggle;
   // a log axis needs positive values: a series that is all zero or negative is drawn on a linear one
-  const logOk = !!log && series.some((s) => s.points.some((p) => p[1] > 0));
+  const logOk = !!log && series.some((s) => s.y.some((v) => v > 0));
   const shape = `${series.map((s) => `${s.label}${s.color ?? ''}${s.dash ?? ''}`).join('|')}|${logOk ? 1 : 0}|${smoothing > 0 ? 1 : 0}|${xLabel}|${width}`;
 
   const data = (): uPlot.AlignedData => {
@@ -181,20 +190,37 @@ export function Chart({
       ],
       series: [{ label: xLabel }, ...lines],
     };
-    // The plot fills its panel and follows it when the window or the grid resizes. It is built in the
-    // observer's first callback, which reports every chart's width after one layout: measuring each
-    // panel as it is built would lay the page out once per chart.
+    // The plot fills its panel and follows it when the window or the grid resizes. Its width comes from
+    // the resize observer, which reports every chart's width after one layout (measuring each panel as
+    // it is built would lay the page out once per chart). A plot is built once its panel comes near the
+    // screen: a page of many charts draws what is seen first, the rest as the user scrolls to them.
     const box = el.current;
+    let w = 0;
+    let near = false;
+    const build = () => {
+      if (plot.current || !near || !w) return;
+      plot.current = new uPlot({ ...opts, width: w }, latestData.current(), box);
+      showOnly(plot.current, latestHidden.current); // the settings may have changed since `opts`
+    };
     const resize = new ResizeObserver(([entry]) => {
-      const w = fit(entry!.contentRect.width, width);
-      if (!plot.current) {
-        plot.current = new uPlot({ ...opts, width: w }, latestData.current(), box);
-        showOnly(plot.current, latestHidden.current); // the settings may have changed since `opts`
-      } else if (Math.abs(plot.current.width - w) > 1) plot.current.setSize({ width: w, height });
+      w = fit(entry!.contentRect.width, width);
+      if (!plot.current) build();
+      else if (Math.abs(plot.current.width - w) > 1) plot.current.setSize({ width: w, height });
     });
+    const view = new IntersectionObserver(
+      ([entry]) => {
+        if (!entry!.isIntersecting) return;
+        near = true;
+        view.disconnect();
+        build();
+      },
+      { rootMargin: `${NEAR_PX}px 0px` },
+    );
     resize.observe(box);
+    view.observe(box);
     return () => {
       resize.disconnect();
+      view.disconnect();
       plot.current?.destroy();
       plot.current = null;
     };
@@ -213,7 +239,7 @@ export function Chart({
 
   const file = title.replace(/[^\w.-]+/g, '_');
   return (
-    <div className="chart" data-testid="chart" data-title={title} data-points={series.reduce((n, s) => n + s.points.length, 0)}>
+    <div className="chart" data-testid="chart" data-title={title} data-points={series.reduce((n, s) => n + s.y.length, 0)}>
       <div className="chart-tools">
         <button
           type="button"
@@ -240,7 +266,9 @@ export function Chart({
           </button>
         ) : null}
       </div>
-      <div ref={el} />
+      {/* the height a plot takes (title, canvas, a legend row) is kept before it is built, so the charts
+          below a plot still to be drawn stay where they will be */}
+      <div ref={el} style={{ minHeight: height + 56 }} />
     </div>
   );
 }

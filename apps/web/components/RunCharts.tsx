@@ -1,13 +1,15 @@
 'use client';
-import { fromMetricColumns, type MetricsEvent, type RunMetricColumns, type RunMetricSeries, type SubscribeAck } from '@starpo/contracts';
+import type { MetricsEvent, RunMetricColumns, SubscribeAck } from '@starpo/contracts';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useApi } from '../lib/api';
 import { chartMetricsPath } from '../lib/compare';
+import { whenIdle } from '../lib/idle';
 import { Chart, COLORS, type ChartSeries } from './Chart';
 import { groupKeys } from './chart-groups';
 import { useChartSettings } from './chart-settings';
 
-type Point = RunMetricSeries['points'][number];
+/** One series as the API's parallel columns: charts read them as they are, with no object per point. */
+type Columns = Pick<RunMetricColumns, 'steps' | 'values' | 'times'>;
 
 /**
  * Every chart group for one or more runs: loaded downsampled from the API, then extended live
@@ -27,7 +29,7 @@ export function RunCharts({
   labelled?: boolean;
 }) {
   const { call, socket, base } = useApi();
-  const [data, setData] = useState<Map<string, Point[]>>(new Map());
+  const [data, setData] = useState<Map<string, Columns>>(new Map());
   const [loaded, setLoaded] = useState(false);
   const [reloads, setReloads] = useState(0);
   const latest = useRef(data);
@@ -48,7 +50,7 @@ export function RunCharts({
     call<RunMetricColumns[]>('GET', chartMetricsPath(ids))
       .then((columns) => {
         performance.mark('metrics:parsed');
-        setData(new Map(fromMetricColumns(columns).map((s) => [`${s.runId} ${s.key}`, s.points])));
+        setData(new Map(columns.map((c) => [`${c.runId} ${c.key}`, c])));
         setLoaded(true);
       })
       .catch((e: Error) => setError(e.message));
@@ -58,31 +60,50 @@ export function RunCharts({
   // what was missed; a batch of events is applied in one state update.
   useEffect(() => {
     if (!live || !ids || !loaded) return;
-    const s = socket();
     const append = (events: MetricsEvent[]) =>
       setData((prev) => {
         const next = new Map(prev);
+        const copied = new Set<string>(); // each touched series is copied once a batch, then extended in place
+        const own = (id: string): Columns => {
+          const c = next.get(id) ?? { steps: [], values: [], times: [] };
+          if (copied.has(id)) return c;
+          copied.add(id);
+          const mine = { steps: [...c.steps], values: [...c.values], times: [...c.times] };
+          next.set(id, mine);
+          return mine;
+        };
         const t = Date.now() / 1000;
         for (const ev of events)
           for (const [key, value] of Object.entries(ev.values)) {
-            const id = `${ev.runId} ${key}`;
-            const pts = next.get(id) ?? [];
-            const last = pts.at(-1);
-            if (last && last.step >= ev.step) {
-              const kept = pts.filter((p) => p.step !== ev.step);
-              kept.push({ step: ev.step, value, time: t });
-              kept.sort((a, b) => a.step - b.step);
-              next.set(id, kept);
-            } else next.set(id, [...pts, { step: ev.step, value, time: t }]);
+            const c = own(`${ev.runId} ${key}`);
+            const last = c.steps.at(-1);
+            if (last === undefined || last < ev.step) {
+              c.steps.push(ev.step);
+              c.values.push(value);
+              c.times.push(t);
+              continue;
+            }
+            // a re-written or late step: replaced, or inserted in step order
+            const at = c.steps.findIndex((step) => step >= ev.step);
+            if (c.steps[at] === ev.step) {
+              c.values[at] = value;
+              c.times[at] = t;
+            } else {
+              c.steps.splice(at, 0, ev.step);
+              c.values.splice(at, 0, value);
+              c.times.splice(at, 0, t);
+            }
           }
         return next;
       });
     const onMetrics = (ev: MetricsEvent) => append([ev]);
+    let s: ReturnType<typeof socket> | null = null;
     const subscribe = () => {
       for (const id of ids.split(',')) {
         let last = -1;
-        for (const [k, pts] of latest.current) if (k.startsWith(id)) last = Math.max(last, pts.at(-1)?.step ?? -1);
-        s.emitWithAck('subscribe', { runId: id, afterStep: last })
+        for (const [k, c] of latest.current) if (k.startsWith(id)) last = Math.max(last, c.steps.at(-1) ?? -1);
+        s!
+          .emitWithAck('subscribe', { runId: id, afterStep: last })
           .then((ack: SubscribeAck) => {
             if (ack.truncated) setReloads((n) => n + 1);
             else if (ack.ok && ack.metrics?.length) append(ack.metrics);
@@ -90,12 +111,17 @@ export function RunCharts({
           .catch(() => {});
       }
     };
-    s.on('metrics', onMetrics);
-    s.on('connect', subscribe);
-    if (s.connected) subscribe();
+    // subscribed once the page is idle, after the history's first drawing
+    const cancel = whenIdle(() => {
+      s = socket();
+      s.on('metrics', onMetrics);
+      s.on('connect', subscribe);
+      if (s.connected) subscribe();
+    });
     return () => {
-      s.off('metrics', onMetrics);
-      s.off('connect', subscribe);
+      cancel();
+      s?.off('metrics', onMetrics);
+      s?.off('connect', subscribe);
     };
   }, [ids, live, loaded, socket]);
 
@@ -114,11 +140,13 @@ export function RunCharts({
       }),
     [update],
   );
+  // the wall-time axis starts at the runs' first point (only needed on that axis)
   const t0 = useMemo(() => {
+    if (xMode !== 'time') return 0;
     let min = Infinity; // a loop: spreading 10⁵ points into Math.min overflows the stack
-    for (const pts of data.values()) for (const p of pts) if (p.time < min) min = p.time;
+    for (const c of data.values()) for (const t of c.times) if (t < min) min = t;
     return min;
-  }, [data]);
+  }, [data, xMode]);
 
   // Built only when the data or the x-axis change, so typing in the metric search redraws no chart.
   // Compare: a run keeps its colour on every chart; validation lines are dashed so train stays visible.
@@ -131,7 +159,9 @@ export function RunCharts({
             .filter((k) => data.has(`${r.id} ${k}`))
             .map((k) => ({
               label: runs.length > 1 ? `${r.label}: ${k}` : k,
-              points: data.get(`${r.id} ${k}`)!.map((p) => [xMode === 'step' ? p.step : p.time - t0, p.value] as [number, number]),
+              // on the step axis the API's columns are the chart's, uncopied
+              x: xMode === 'step' ? data.get(`${r.id} ${k}`)!.steps : data.get(`${r.id} ${k}`)!.times.map((t) => t - t0),
+              y: data.get(`${r.id} ${k}`)!.values,
               ...(runs.length > 1 ? { color: COLORS[ri % COLORS.length] } : {}),
               ...(k.startsWith('val/') ? { dash: [6, 4] } : {}),
             })),

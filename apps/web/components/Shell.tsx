@@ -2,6 +2,7 @@
 import { usePathname, useRouter } from 'next/navigation';
 import { useEffect, useState, type ReactNode } from 'react';
 import { useApi } from '../lib/api';
+import { whenIdle } from '../lib/idle';
 import { denied } from '../lib/roles';
 import { GatedLink } from './Gated';
 
@@ -20,16 +21,21 @@ export function Shell({ children }: { children: ReactNode }) {
   }, [me, path, router]);
   useEffect(() => {
     if (!me) return;
-    const s = socket();
     const down = () => setOffline(true);
     const up = () => setOffline(false);
-    s.on('disconnect', down);
-    s.on('connect_error', down);
-    s.on('connect', up);
+    let s: ReturnType<typeof socket> | null = null;
+    // the connection is opened once the page is idle: the offline notice can wait for its first drawing
+    const cancel = whenIdle(() => {
+      s = socket();
+      s.on('disconnect', down);
+      s.on('connect_error', down);
+      s.on('connect', up);
+    });
     return () => {
-      s.off('disconnect', down);
-      s.off('connect_error', down);
-      s.off('connect', up);
+      cancel();
+      s?.off('disconnect', down);
+      s?.off('connect_error', down);
+      s?.off('connect', up);
     };
   }, [me, socket]);
   return (
