@@ -8,7 +8,7 @@ import {
   type RunProgress,
 } from '@starpo/contracts';
 import { useEffect, useState } from 'react';
-import { useApi, useGet } from '../lib/api';
+import { attachSocket, useApi, useGet } from '../lib/api';
 
 export function seconds(s: number): string {
   if (s < 60) return `${Math.round(s)} s`;
@@ -112,10 +112,11 @@ export function LogsTab({ runId }: { runId: string }) {
   const { data, error } = useGet<LogLine[]>(`/api/runs/${runId}/logs`);
   const [live, setLive] = useState<LogEvent[]>([]);
   useEffect(() => {
-    const s = socket();
     const on = (l: LogEvent) => l.runId === runId && setLive((x) => [...x, l]);
-    s.on('log', on);
-    return () => void s.off('log', on);
+    return attachSocket(socket, (s) => {
+      s.on('log', on);
+      return () => void s.off('log', on);
+    });
   }, [runId, socket]);
   if (error) return <p className="error">{error.message}</p>;
   const known = new Set((data ?? []).map((d) => d.id));

@@ -1,9 +1,8 @@
 'use client';
 import type { MetricsEvent, RunMetricColumns, SubscribeAck } from '@starpo/contracts';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { useApi } from '../lib/api';
+import { attachSocket, useApi } from '../lib/api';
 import { chartMetricsPath } from '../lib/compare';
-import { whenIdle } from '../lib/idle';
 import { Chart, COLORS, type ChartSeries } from './Chart';
 import { groupKeys } from './chart-groups';
 import { useChartSettings } from './chart-settings';
@@ -97,32 +96,32 @@ export function RunCharts({
         return next;
       });
     const onMetrics = (ev: MetricsEvent) => append([ev]);
-    let s: ReturnType<typeof socket> | null = null;
-    const subscribe = () => {
-      for (const id of ids.split(',')) {
-        let last = -1;
-        for (const [k, c] of latest.current) if (k.startsWith(id)) last = Math.max(last, c.steps.at(-1) ?? -1);
-        s!
-          .emitWithAck('subscribe', { runId: id, afterStep: last })
-          .then((ack: SubscribeAck) => {
-            if (ack.truncated) setReloads((n) => n + 1);
-            else if (ack.ok && ack.metrics?.length) append(ack.metrics);
-          })
-          .catch(() => {});
-      }
-    };
     // subscribed once the page is idle, after the history's first drawing
-    const cancel = whenIdle(() => {
-      s = socket();
-      s.on('metrics', onMetrics);
-      s.on('connect', subscribe);
-      if (s.connected) subscribe();
-    });
-    return () => {
-      cancel();
-      s?.off('metrics', onMetrics);
-      s?.off('connect', subscribe);
-    };
+    return attachSocket(
+      socket,
+      (s) => {
+        const subscribe = () => {
+          for (const id of ids.split(',')) {
+            let last = -1;
+            for (const [k, c] of latest.current) if (k.startsWith(id)) last = Math.max(last, c.steps.at(-1) ?? -1);
+            s.emitWithAck('subscribe', { runId: id, afterStep: last })
+              .then((ack: SubscribeAck) => {
+                if (ack.truncated) setReloads((n) => n + 1);
+                else if (ack.ok && ack.metrics?.length) append(ack.metrics);
+              })
+              .catch(() => {});
+          }
+        };
+        s.on('metrics', onMetrics);
+        s.on('connect', subscribe);
+        if (s.connected) subscribe();
+        return () => {
+          s.off('metrics', onMetrics);
+          s.off('connect', subscribe);
+        };
+      },
+      { idle: true },
+    );
   }, [ids, live, loaded, socket]);
 
   const allKeys = useMemo(() => [...new Set([...data.keys()].map((k) => k.slice(k.indexOf(' ') + 1)))].sort(), [data]);

@@ -1,8 +1,7 @@
 'use client';
 import { usePathname, useRouter } from 'next/navigation';
 import { useEffect, useState, type ReactNode } from 'react';
-import { useApi } from '../lib/api';
-import { whenIdle } from '../lib/idle';
+import { attachSocket, useApi } from '../lib/api';
 import { denied } from '../lib/roles';
 import { GatedLink } from './Gated';
 
@@ -23,20 +22,21 @@ export function Shell({ children }: { children: ReactNode }) {
     if (!me) return;
     const down = () => setOffline(true);
     const up = () => setOffline(false);
-    let s: ReturnType<typeof socket> | null = null;
-    // the connection is opened once the page is idle: the offline notice can wait for its first drawing
-    const cancel = whenIdle(() => {
-      s = socket();
-      s.on('disconnect', down);
-      s.on('connect_error', down);
-      s.on('connect', up);
-    });
-    return () => {
-      cancel();
-      s?.off('disconnect', down);
-      s?.off('connect_error', down);
-      s?.off('connect', up);
-    };
+    // the offline notice can wait for the page's first drawing
+    return attachSocket(
+      socket,
+      (s) => {
+        s.on('disconnect', down);
+        s.on('connect_error', down);
+        s.on('connect', up);
+        return () => {
+          s.off('disconnect', down);
+          s.off('connect_error', down);
+          s.off('connect', up);
+        };
+      },
+      { idle: true },
+    );
   }, [me, socket]);
   return (
     <>

@@ -1,7 +1,8 @@
 'use client';
 import type { Me } from '@starpo/contracts';
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
+import { whenIdle } from './idle';
 import { takePrefetched } from './prefetch';
 
 /** An API error with the server's `{ error, message, details }`. */
@@ -21,11 +22,12 @@ interface ApiContext {
   me: Me | null | undefined;
   refreshMe: () => Promise<void>;
   call: <T>(method: string, path: string, body?: unknown) => Promise<T>;
-  socket: () => Socket;
+  /** The shared live socket; socket.io's client is loaded on first use, so no page waits for it. */
+  socket: () => Promise<Socket>;
 }
 
 const Ctx = createContext<ApiContext | null>(null);
-let shared: Socket | null = null;
+let shared: Promise<Socket> | null = null;
 
 /** The API's base URL comes from the server at request time (PUBLIC_API_URL), so one build serves any deployment. */
 export function ApiProvider({ base, children }: { base: string; children: ReactNode }) {
@@ -57,8 +59,32 @@ export function ApiProvider({ base, children }: { base: string; children: ReactN
     performance.mark('app:hydrated'); // for the load's timeline (bench:web prints it)
     void refreshMe();
   }, [refreshMe]);
-  const socket = useCallback(() => (shared ??= io(base, { withCredentials: true, transports: ['websocket', 'polling'] })), [base]);
+  const socket = useCallback(
+    () =>
+      (shared ??= import('socket.io-client').then(({ io }) => io(base, { withCredentials: true, transports: ['websocket', 'polling'] }))),
+    [base],
+  );
   return <Ctx.Provider value={{ base, me, refreshMe, call, socket }}>{children}</Ctx.Provider>;
+}
+
+/**
+ * Attaches handlers to the shared live socket once it is there and returns what detaches them (an
+ * effect's cleanup), whether or not it had arrived. With `idle`, the socket is asked for only once the
+ * page is idle: opening the connection then stays out of a page's first data and drawing.
+ */
+export function attachSocket(socket: () => Promise<Socket>, attach: (s: Socket) => () => void, opts: { idle?: boolean } = {}): () => void {
+  let detach: (() => void) | undefined;
+  let stopped = false;
+  const start = () =>
+    void socket().then((s) => {
+      if (!stopped) detach = attach(s);
+    });
+  const cancel = opts.idle ? whenIdle(start) : (start(), () => {});
+  return () => {
+    stopped = true;
+    cancel();
+    detach?.();
+  };
 }
 
 export function useApi(): ApiContext {

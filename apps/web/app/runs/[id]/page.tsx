@@ -12,7 +12,7 @@ import { RunMeta } from '../../../components/RunMeta';
 import { Progress, StatusBadge } from '../../../components/StatusBadge';
 import { TrajectoriesTab } from '../../../components/TrajectoriesTab';
 import { LogsTab, PhaseProgress, WarningsPanel } from '../../../components/RunActivity';
-import { useApi, useGet } from '../../../lib/api';
+import { attachSocket, useApi, useGet } from '../../../lib/api';
 import { denied } from '../../../lib/roles';
 
 type Tab = 'charts' | 'trajectories' | 'diagnostics' | 'config' | 'checkpoints' | 'logs';
@@ -30,16 +30,20 @@ export default function RunPage() {
   const [cancelClicked, setCancelClicked] = useState(false);
 
   useEffect(() => {
-    const s = socket();
     const onStatus = (ev: StatusEvent) => ev.runId === id && reload();
-    s.on('status', onStatus);
-    const sub = () => void s.emitWithAck('subscribe', { runId: id, afterStep: 1e9 }).catch(() => {});
-    s.on('connect', sub);
-    if (s.connected) sub();
+    const detach = attachSocket(socket, (s) => {
+      s.on('status', onStatus);
+      const sub = () => void s.emitWithAck('subscribe', { runId: id, afterStep: 1e9 }).catch(() => {});
+      s.on('connect', sub);
+      if (s.connected) sub();
+      return () => {
+        s.off('status', onStatus);
+        s.off('connect', sub);
+      };
+    });
     const t = setInterval(reload, 10_000); // progress and heartbeat-driven changes
     return () => {
-      s.off('status', onStatus);
-      s.off('connect', sub);
+      detach();
       clearInterval(t);
     };
   }, [id, socket]);
