@@ -79,7 +79,9 @@ export function attachSocket(socket: () => Promise<Socket>, attach: (s: Socket) 
     void socket().then((s) => {
       if (!stopped) detach = attach(s);
     });
-  const cancel = opts.idle ? whenIdle(start) : (start(), () => {});
+  let cancel = () => {};
+  if (opts.idle) cancel = whenIdle(start);
+  else start();
   return () => {
     stopped = true;
     cancel();
