@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { metricsQuerySchema, ValidationError, type MetricsQuery, type RunMetricSeries } from '@starpo/contracts';
-import { downsampledSeries, metricKeys, metricPoints, metricVersions, teamRunIds, type Db } from '@starpo/db';
+import { bySeries, downsampledSeries, metricKeys, metricPoints, metricVersions, teamRunIds, type Db } from '@starpo/db';
 import { LRUCache } from 'lru-cache';
 import type { Actor } from './auth/actor.js';
 import { DB } from './di-tokens.js';
@@ -75,8 +75,7 @@ export class MetricsService {
       }
       out.push(...fresh);
     }
-    // the order downsampledSeries answers in: by run, then key
-    return out.sort((a, b) => (a.runId === b.runId ? (a.key < b.key ? -1 : 1) : a.runId < b.runId ? -1 : 1));
+    return out.sort(bySeries); // the order downsampledSeries answers in
   }
 
   keys(runId: string): Promise<string[]> {

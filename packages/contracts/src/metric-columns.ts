@@ -23,11 +23,3 @@ export function toMetricColumns(series: RunMetricSeries[]): RunMetricColumns[] {
     times: s.points.map((p) => p.time),
   }));
 }
-
-export function fromMetricColumns(columns: RunMetricColumns[]): RunMetricSeries[] {
-  return columns.map((c) => ({
-    runId: c.runId,
-    key: c.key,
-    points: c.steps.map((step, i) => ({ step, value: c.values[i]!, time: c.times[i]! })),
-  }));
-}

@@ -163,6 +163,11 @@ export async function metricVersions(db: Db, runIds: string[]): Promise<Map<stri
   return new Map(rows.map((r) => [r.run_id, r.v]));
 }
 
+/** The order series are answered in: by run, then key. */
+export function bySeries(a: { runId: string; key: string }, b: { runId: string; key: string }): number {
+  return a.runId === b.runId ? (a.key < b.key ? -1 : 1) : a.runId < b.runId ? -1 : 1;
+}
+
 export interface SeriesPoint {
   step: number;
   value: number;
@@ -247,14 +252,14 @@ export async function downsampledSeries(
         buckets,
       )
     : Promise.resolve([]);
-  const rows = [...(await fromPoints), ...(await fromRollups)].sort((a, b) =>
-    a.run_id === b.run_id ? (a.key < b.key ? -1 : 1) : a.run_id < b.run_id ? -1 : 1,
-  );
-  return rows.map((r) => {
-    const byStep = new Map<number, SeriesPoint>();
-    for (const b of r.pts) for (let i = 0; i < 12; i += 3) byStep.set(b[i]!, { step: b[i]!, value: b[i + 1]!, time: b[i + 2]! });
-    return { runId: r.run_id, key: r.key, points: [...byStep.values()].sort((a, b) => a.step - b.step) };
-  });
+  const rows = [...(await fromPoints), ...(await fromRollups)];
+  return rows
+    .map((r) => {
+      const byStep = new Map<number, SeriesPoint>();
+      for (const b of r.pts) for (let i = 0; i < 12; i += 3) byStep.set(b[i]!, { step: b[i]!, value: b[i + 1]!, time: b[i + 2]! });
+      return { runId: r.run_id, key: r.key, points: [...byStep.values()].sort((a, b) => a.step - b.step) };
+    })
+    .sort(bySeries);
 }
 
 /** Every point of the runs' series (all keys when `keys` is empty) in a step range, ordered by run, key and step. */
