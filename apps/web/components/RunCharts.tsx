@@ -154,16 +154,18 @@ export function RunCharts({
     () =>
       (labelled ? groups : []).map((g): ChartSeries[] =>
         runs.flatMap((r, ri) =>
-          g.keys
-            .filter((k) => data.has(`${r.id} ${k}`))
-            .map((k) => ({
+          g.keys.flatMap((k) => {
+            const c = data.get(`${r.id} ${k}`);
+            if (!c) return [];
+            return {
               label: runs.length > 1 ? `${r.label}: ${k}` : k,
               // on the step axis the API's columns are the chart's, uncopied
-              x: xMode === 'step' ? data.get(`${r.id} ${k}`)!.steps : data.get(`${r.id} ${k}`)!.times.map((t) => t - t0),
-              y: data.get(`${r.id} ${k}`)!.values,
+              x: xMode === 'step' ? c.steps : c.times.map((t) => t - t0),
+              y: c.values,
               ...(runs.length > 1 ? { color: COLORS[ri % COLORS.length] } : {}),
               ...(k.startsWith('val/') ? { dash: [6, 4] } : {}),
-            })),
+            };
+          }),
         ),
       ),
     // runs by value (ids and labels): the caller's array is new on every render
