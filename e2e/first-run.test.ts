@@ -1,9 +1,9 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPath, ROOT, startSystem, type Started } from './helpers.js';
+import { chromiumPath, launchChromium, ROOT, startSystem, type Started } from './helpers.js';
 
 const exe = chromiumPath();
 const SHOTS = path.join(ROOT, 'docs/screenshots');
@@ -36,7 +36,7 @@ describe.skipIf(!exe)('first contact: a run launched from the form with its defa
       STARPO_QUIET: '1',
       WORKER_POLL_MS: '300',
     });
-    browser = await chromium.launch({ executablePath: exe!, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     mkdirSync(SHOTS, { recursive: true });
   });

@@ -1,15 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS, chromiumPath } from '../scripts/chromium.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Debian's chromium (installed by .ci/run), or CHROMIUM_PATH. */
-export function chromiumPath(): string | null {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean) as string[];
-  return candidates.find((p) => existsSync(p)) ?? null;
+export { chromiumPath };
+
+/** Headless Chromium with the project's launch flags (scripts/chromium.mjs). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath()!, headless: true, args: CHROMIUM_ARGS });
 }
 
 export interface Started {
@@ -92,7 +94,7 @@ export async function startStackAndBrowser(tmp: string, env: Record<string, stri
     STARPO_QUIET: '1',
     ...env,
   });
-  const browser = await chromium.launch({ executablePath: chromiumPath()!, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  const browser = await launchChromium();
   return { sys, browser };
 }
 

@@ -1,9 +1,9 @@
 import { chmodSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPath, startSystem, stopStackAndBrowser, type Started } from './helpers.js';
+import { chromiumPath, launchChromium, startSystem, stopStackAndBrowser, type Started } from './helpers.js';
 
 const exe = chromiumPath();
 
@@ -22,7 +22,7 @@ describe.skipIf(!exe)('the dashboard under its Content Security Policy, in a rea
       WEB_PORT: '0',
       STARPO_QUIET: '1',
     });
-    browser = await chromium.launch({ executablePath: exe!, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+    browser = await launchChromium();
   });
   afterAll(() => stopStackAndBrowser(sys, browser, tmp));
 

@@ -2,9 +2,8 @@ import { mkdtempSync, existsSync, readFileSync, chmodSync, rmSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { chromium } from 'playwright-core';
 import { SokobanEnv } from '@starpo/envs';
-import { chromiumPath, startSystem } from './helpers.js';
+import { chromiumPath, launchChromium, startSystem } from './helpers.js';
 
 function alive(pid: number): boolean {
   try {
@@ -35,7 +34,7 @@ describe('npm start on the embedded default', () => {
       if (!exe) {
         console.warn('SKIPPED browser check: no Chromium found (install Debian chromium or set CHROMIUM_PATH)');
       } else {
-        const browser = await chromium.launch({ executablePath: exe, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+        const browser = await launchChromium();
         try {
           const p = await browser.newPage();
           await p.goto(`${sys.webUrl}/envs`);

@@ -8,19 +8,22 @@
 // Before/after in one run: BEFORE=<checkout with its own build> measures that tree first, or
 // BEFORE_REF=<git ref> exports the ref to a temporary directory and builds it there (minutes);
 // the two arms are then printed side by side with their ratio. BENCH_PROFILE=<file> writes the cold
-// load's CPU profile; BENCH_HOLD=1 keeps the last arm's system up (with its data) until Ctrl-C.
+// load's CPU profile; BENCH_HOLD=1 keeps the last arm's system up (with its data) until Ctrl-C;
+// BENCH_BROWSER_UI=1 starts Chromium without the flags of scripts/chromium.mjs (each new window then
+// also starts the browser's omnibox WebUI beside the page).
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, chromiumPath } from './chromium.mjs';
 
 const RUNS = 5;
 const CHARTS = 20;
 const POINTS = Number(process.env.BENCH_POINTS ?? 10_000);
 const TARGET_MS = 1500;
-const exe = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
+const exe = chromiumPath();
 if (!exe) {
   console.error('bench:web needs Chromium (apt-get install chromium, or CHROMIUM_PATH)');
   process.exit(2);
@@ -120,7 +123,9 @@ async function measure(tree) {
     }
     console.log(`  GET /api/metrics (${RUNS} runs, all keys, maxPoints 600): ${apiTimes.map((x) => x.toFixed(0)).join(', ')} ms`);
 
-    const browser = await chromium.launch({ executablePath: exe, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+    // BENCH_BROWSER_UI=1: Chromium's own flags, with its per-window omnibox WebUI (scripts/chromium.mjs)
+    const args = process.env.BENCH_BROWSER_UI ? ['--no-sandbox', '--disable-gpu'] : CHROMIUM_ARGS;
+    const browser = await chromium.launch({ executablePath: exe, headless: true, args });
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const [name, value] = session.split('=');
     await context.addCookies([{ name, value, url: api }]);
