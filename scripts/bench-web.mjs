@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, chromiumPath } from './chromium.mjs';
+import { CHROMIUM_ARGS, chromiumPath, HEADLESS_ARGS } from './chromium.mjs';
 
 const RUNS = 5;
 const CHARTS = 20;
@@ -123,8 +123,8 @@ async function measure(tree) {
     }
     console.log(`  GET /api/metrics (${RUNS} runs, all keys, maxPoints 600): ${apiTimes.map((x) => x.toFixed(0)).join(', ')} ms`);
 
-    // BENCH_BROWSER_UI=1: Chromium's own flags, with its per-window omnibox WebUI (scripts/chromium.mjs)
-    const args = process.env.BENCH_BROWSER_UI ? ['--no-sandbox', '--disable-gpu'] : CHROMIUM_ARGS;
+    // BENCH_BROWSER_UI=1: without the flag that keeps the per-window omnibox WebUI off (scripts/chromium.mjs)
+    const args = process.env.BENCH_BROWSER_UI ? HEADLESS_ARGS : CHROMIUM_ARGS;
     const browser = await chromium.launch({ executablePath: exe, headless: true, args });
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const [name, value] = session.split('=');
