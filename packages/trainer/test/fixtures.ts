@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import type { Trajectory } from '../src/rollout/types.js';
 import { toSample, type Sample } from '../src/train/batch.js';
 
-/** ../shared/fixtures beside the project root (CI lays a copy of shared/ there). */
-export const GOLDEN_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../shared/fixtures/qwen2-tiny-golden');
+/** Reference outputs of Hugging Face transformers' Qwen2 (see its README), kept in the repository. */
+export const GOLDEN_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'golden/hf-qwen2-tiny');
 
 export interface GoldenReference {
   encodings: { text: string; ids: number[] }[];
