@@ -60,3 +60,9 @@ function mix32(x: number): number {
 export function deriveSeed(seed: number, salt: number): number {
   return mix32(Math.imul((seed ^ 0x9e3779b9) >>> 0, 31) + mix32(salt + 0x7f4a7c15));
 }
+
+/** The seed of an episode's chance events: the seed's own draw for stream 0, an independent one for each other stream. */
+export function chanceSeed(seed: number, salt: number, stream = 0): number {
+  const base = deriveSeed(seed, salt);
+  return stream === 0 ? base : deriveSeed(base, stream);
+}

@@ -48,8 +48,13 @@ export type EnvSnapshot = SokobanSnapshot | FrozenLakeSnapshot | BanditSnapshot;
 /** The one interface every environment implements. */
 export interface Env<S extends EnvSnapshot = EnvSnapshot> {
   readonly name: string;
-  /** Start a new episode; the same seed always gives the same initial state. Returns the observation. */
-  reset(seed: number): string;
+  /**
+   * Start a new episode; the same seed always gives the same initial state. Returns the observation.
+   * `stream` picks an independent draw of the episode's chance events (a payout, a slip) from the same
+   * start: the members of a rollout group share the seed but not their luck, so a group compares moves,
+   * not coin flips. Stream 0 (the default) is the seed's own draw.
+   */
+  reset(seed: number, stream?: number): string;
   /** Apply one primitive action by name (case-insensitive). Unknown names change nothing. */
   step(action: string): StepResult;
   /** Canonical action names, in the environment's id order. */

@@ -30,6 +30,26 @@ describe('bandit', () => {
     expect(Math.abs(paid / n - 0.25)).toBeLessThan(4 * Math.sqrt((0.25 * 0.75) / n));
   });
 
+  it('streams of one seed share the arms but draw their own payouts (a group compares arms, not one coin flip)', () => {
+    const env = new BanditEnv();
+    env.reset(7);
+    const arms = [...env.actions];
+    let paid = 0;
+    for (let stream = 0; stream < 400; stream++) {
+      env.reset(7, stream);
+      expect(env.actions).toEqual(arms);
+      paid += env.step('Dragon').reward;
+    }
+    // one shared draw would give 0 or 400
+    expect(paid).toBeGreaterThan(60);
+    expect(paid).toBeLessThan(140);
+    // stream 0 is the seed's own draw
+    env.reset(7);
+    const own = env.step('Dragon').reward;
+    env.reset(7, 0);
+    expect(env.step('Dragon').reward).toBe(own);
+  });
+
   it('uses the test pair and configurable payouts', () => {
     const env = new BanditEnv({ split: 'test', lowRiskReward: 0.15 });
     env.reset(3);

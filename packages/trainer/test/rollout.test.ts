@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
-import { Rng, createEnv } from '@starpo/envs';
+import { Rng, createEnv, type BanditSnapshot } from '@starpo/envs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
 import { starpoTinyConfig } from '../src/model/config.js';
@@ -7,7 +7,7 @@ import { Qwen2Model } from '../src/model/qwen2.js';
 import { TeacherResponder } from '../src/pretrain/teacher.js';
 import { rolloutSettingsFor } from '../src/pretrain/pretrain.js';
 import { vocabularyCorpus } from '../src/pretrain/corpus.js';
-import { PolicyResponder } from '../src/rollout/responder.js';
+import { PolicyResponder, type Responder } from '../src/rollout/responder.js';
 import { rollout, type RolloutRequest } from '../src/rollout/rollout.js';
 import type { Trajectory } from '../src/rollout/types.js';
 import { CompactTokenizer, buildCompactVocab } from '../src/tokenizer/compact-tokenizer.js';
@@ -101,6 +101,30 @@ describe('multi-turn rollout', () => {
     expect(turn.responseTokens).toBeGreaterThan(0);
     expect(turn.meanEntropy).toBeGreaterThan(0);
     model.dispose();
+  });
+
+  it('Bandit: the members of a group share the arms but each draws its own payout', async () => {
+    // always the high-risk arm: a group's rewards then differ only by the payout draws
+    const highArm: Responder = {
+      respond: async (reqs) =>
+        reqs.map((r) => {
+          const arm = (r.env.snapshot() as BanditSnapshot).arms.find((a) => a.risk === 'high')!.name;
+          return { text: `bold</think><answer>${arm}</answer>`, tokenCount: 1 };
+        }),
+    };
+    const req: RolloutRequest = {
+      env: 'bandit',
+      envConfig: {},
+      seeds: [1, 2],
+      groupSize: 16,
+      split: 'train',
+      settings: rolloutSettingsFor('bandit'),
+    };
+    const trajs = await rollout(req, highArm, tokenizer, new Rng(1));
+    for (const g of [0, 1]) {
+      const paid = trajs.filter((t) => t.group === g).map((t) => t.envReward);
+      expect(new Set(paid), `group ${g}`).toEqual(new Set([0, 1]));
+    }
   });
 
   it('FrozenLake and Bandit roll out with their own limits', async () => {

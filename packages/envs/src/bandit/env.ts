@@ -1,5 +1,5 @@
 import { z } from '../zod.js';
-import { Rng, deriveSeed } from '../rng.js';
+import { Rng, chanceSeed } from '../rng.js';
 import { unchangedStep } from '../step.js';
 import type { BanditSnapshot, Env, StepResult } from '../types.js';
 
@@ -52,11 +52,11 @@ export class BanditEnv implements Env<BanditSnapshot> {
     return this.arms.find((a) => a.name === this.chosen)?.risk === 'high';
   }
 
-  reset(seed: number): string {
+  reset(seed: number, stream = 0): string {
     const rng = new Rng(seed);
     const pair = this.armPair();
     this.arms = rng.float() < 0.5 ? pair : [pair[1]!, pair[0]!];
-    this.payoutRng = new Rng(deriveSeed(seed, 0xba));
+    this.payoutRng = new Rng(chanceSeed(seed, 0xba, stream));
     this.chosen = null;
     this.reward = null;
     return this.render();
@@ -83,7 +83,7 @@ export class BanditEnv implements Env<BanditSnapshot> {
     this.arms = s.arms.map((a) => ({ ...a }));
     this.chosen = s.chosen;
     this.reward = s.reward;
-    this.payoutRng = new Rng(deriveSeed(seed, 0xba));
+    this.payoutRng = new Rng(chanceSeed(seed, 0xba));
   }
 
   snapshot(): BanditSnapshot {

@@ -1,5 +1,5 @@
 import { z } from '../zod.js';
-import { Rng, deriveSeed } from '../rng.js';
+import { Rng, chanceSeed } from '../rng.js';
 import { actionIndex, unchangedStep } from '../step.js';
 import type { Env, FrozenLakeSnapshot, StepResult } from '../types.js';
 import { shapingScaleSchema } from '../shaping.js';
@@ -91,11 +91,11 @@ export class FrozenLakeEnv implements Env<FrozenLakeSnapshot> {
     return this.map[this.player[0]]?.[this.player[1]] ?? 'F';
   }
 
-  reset(seed: number): string {
+  reset(seed: number, stream = 0): string {
     this.map = generateLakeMap(new Rng(seed), this.config.size, this.config.pFrozen);
     const r = this.map.findIndex((row) => row.includes('S'));
     this.player = [r, this.map[r]!.indexOf('S')];
-    this.slipRng = new Rng(deriveSeed(seed, 0x51));
+    this.slipRng = new Rng(chanceSeed(seed, 0x51, stream));
     this.steps = 0;
     this._done = false;
     return this.render();
@@ -155,7 +155,7 @@ export class FrozenLakeEnv implements Env<FrozenLakeSnapshot> {
     this.player = [...s.player];
     this._done = s.done;
     this.steps = 0;
-    this.slipRng = new Rng(deriveSeed(seed, 0x51));
+    this.slipRng = new Rng(chanceSeed(seed, 0x51));
   }
 
   snapshot(): FrozenLakeSnapshot {

@@ -57,7 +57,8 @@ export async function rollout(
   req.seeds.forEach((seed, group) => {
     for (let i = 0; i < req.groupSize; i++) {
       const env = def.create(req.envConfig);
-      env.reset(seed);
+      // the group shares the start (seed), each member draws its own chance events (stream i)
+      env.reset(seed, i);
       slots.push({
         env,
         group,
