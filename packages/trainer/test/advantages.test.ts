@@ -200,6 +200,7 @@ describe('negative advantage scale (positive-sample reinforcement)', () => {
     ids: [1, 2, 3],
     mask: [1, 1],
     rewards: [0, score],
+    klRewards: null,
     oldLogProbs: [0, 0],
     refLogProbs: null,
     values: null,
@@ -254,6 +255,7 @@ describe('turn_return', () => {
     ids: [0, 1, 2, 3, 4, 5, 6, 7],
     mask: [1, 1, 1, 0, 1, 1, 0],
     rewards: [0, 0, 0, 0, 0, 11.8, 0],
+    klRewards: null,
     oldLogProbs: new Array(7).fill(0),
     refLogProbs: null,
     values: null,
@@ -332,36 +334,117 @@ describe('turn_return', () => {
 });
 
 describe('action slots', () => {
-  it('numbers the action words of the plan and of the answer from 0 where they name the executed action, in target space', () => {
-    const words = [
-      '<think>',
-      'Box',
-      ' must',
-      ' go',
-      ' 2',
-      ' left',
-      '.',
-      ' Plan',
-      ':',
-      ' Left',
-      ',',
-      ' Up',
-      '.',
-      '</think>',
-      '<answer>',
-      'Left',
-      ' || ',
-      'Up',
-      '</answer>',
-    ];
+  /** One turn whose reply is `words` (one token each) after an <|im_start|> token; target position t scores word t. */
+  function slotsOf(words: string[], executed: string[], actions = ['Up', 'Right', 'Down', 'Left']) {
     const ids = [99, ...words.map((_, i) => i)];
-    const traj = { ids, turnSpans: [[1, ids.length]], turns: [{ executed: ['Left', 'Down'] }] } as unknown as Sample['traj'];
-    const slots = actionSlots(traj, (id) => (id === 99 ? '<|im_start|>' : words[id]!), ['Up', 'Right', 'Down', 'Left']);
-    // target position t scores ids[t + 1] = word t
-    const named = slots.map((k, t) => (k !== -1 ? `${words[t]!.trim()}:${k}` : null)).filter(Boolean);
-    // "Up" was planned and answered second, but "Down" ran: both are marked NOT_EXECUTED (−2)
-    expect(named).toEqual(['Left:0', 'Up:-2', 'Left:0', 'Up:-2']);
-    expect(slots[5]).toBe(-1); // "left" in a relation claim is not an action word
+    const traj = { ids, turnSpans: [[1, ids.length]], turns: [{ executed }] } as unknown as Sample['traj'];
+    const slots = actionSlots(traj, (id) => (id === 99 ? '<|im_start|>' : words[id]!), actions);
+    return { slots, named: slots.map((k, t) => (k !== -1 ? `${words[t]!.trim()}@${t}:${k}` : null)).filter(Boolean) };
+  }
+  const reply = (think: string[], answer: string[]) => [
+    ...think,
+    '</think>',
+    '<answer>',
+    ...answer.flatMap((w, i) => (i ? [' || ', w] : [w])),
+    '</answer>',
+  ];
+
+  it("a plan that is exactly the executed moves numbers its words and the answer's from 0", () => {
+    const words = reply([' The', ' box', ' is', ' 2', ' left', '.', ' Plan', ':', ' Left', ',', ' Up', '.'], ['Left', 'Up']);
+    const { slots, named } = slotsOf(words, ['Left', 'Up']);
+    expect(named).toEqual(['Left@8:0', 'Up@10:1', 'Left@14:0', 'Up@16:1']);
+    expect(slots[4]).toBe(-1); // "left" in a relation claim is not an action word
+  });
+  it('an answer word whose move did not run is NOT_EXECUTED; a plan that does not end in the executed moves keeps turn credit', () => {
+    const { named } = slotsOf(reply([' Plan', ':', ' Left', ',', ' Up'], ['Left', 'Up']), ['Left', 'Down']);
+    expect(named).toEqual(['Left@7:0', 'Up@9:-2']);
+  });
+  it('a think text that weighs an action it does not choose leaves the decision credited (Bandit)', () => {
+    const words = reply(
+      [' Dragon', ' sounds', ' bold', '.', ' Phoenix', ' sounds', ' safe', '.', ' I', ' choose', ' Phoenix'],
+      ['Phoenix'],
+    );
+    const { named } = slotsOf(words, ['Phoenix'], ['Phoenix', 'Dragon']);
+    // before: Dragon took slot 0 and both Phoenix words were NOT_EXECUTED, so the decision had advantage 0
+    expect(named).toEqual(['Phoenix@10:0', 'Phoenix@13:0']);
+  });
+  it('a rejected move, out-of-order mentions and repeats are not read as the plan', () => {
+    // "not Up" rejects a move, then the plan names the executed ones last
+    expect(slotsOf(reply([' Not', ' Up', '.', ' Go', ' Right', ',', ' Down'], ['Right', 'Down']), ['Right', 'Down']).named).toEqual([
+      'Right@4:0',
+      'Down@6:1',
+      'Right@9:0',
+      'Down@11:1',
+    ]);
+    // mentions out of order: the last words are Down, Right, not the executed Right, Down
+    expect(
+      slotsOf(reply([' Right', ',', ' Down', '?', ' No', ':', ' Down', ',', ' Right'], ['Right', 'Down']), ['Right', 'Down']).named,
+    ).toEqual(['Right@11:0', 'Down@13:1']);
+    // a repeated word: Up, Up planned but one Up ran (the cap): only the last Up is the plan
+    expect(slotsOf(reply([' Up', ',', ' Up'], ['Up', 'Up']), ['Up']).named).toEqual(['Up@2:0', 'Up@5:0', 'Up@7:-2']);
+  });
+});
+
+describe('KL in the reward', () => {
+  // Two trajectories of one group with the same moves and rewards (two turns: positions 0–2 and 4–5);
+  // only the first pays a KL penalty, on its second turn.
+  const sample = (kl: boolean): Sample => ({
+    traj: {
+      group: 0,
+      env: 'sokoban',
+      ids: [0, 1, 2, 3, 4, 5, 6, 7],
+      turnSpans: [
+        [1, 4],
+        [5, 7],
+      ],
+      turnRewards: [0.5, 1],
+      turns: [
+        { actionRewards: [0.5], penalty: 0, observation: 'a' },
+        { actionRewards: [1], penalty: 0, observation: 'b' },
+      ],
+    } as unknown as Sample['traj'],
+    ids: [0, 1, 2, 3, 4, 5, 6, 7],
+    mask: [1, 1, 1, 0, 1, 1, 0],
+    rewards: [0, 0, 0, 0, 0, 1.5, 0],
+    klRewards: kl ? [0, 0, 0, 0, -0.2, -0.3, 0] : null,
+    oldLogProbs: new Array(7).fill(0),
+    refLogProbs: null,
+    values: new Array(7).fill(0),
+    advantages: new Array(7).fill(0),
+    returns: new Array(7).fill(0),
+    entropy: new Array(7).fill(0),
+  });
+  const advantages = (advEstimator: (typeof ADV_ESTIMATORS)[number], kl: boolean, extra: Record<string, unknown> = {}) => {
+    const samples = [sample(kl), sample(false)];
+    const c = buildRunConfig(undefined, {
+      algorithm: { advEstimator, whitenAdvantages: false, negativeAdvantageScale: 1, grpoNormByStd: false, highLevelGamma: 1, ...extra },
+    });
+    computeAdvantages(samples, c);
+    return samples[0]!.advantages;
+  };
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+  for (const name of ADV_ESTIMATORS)
+    it(`reaches ${name}: the penalised trajectory's second turn is pushed down`, () => {
+      const without = advantages(name, false);
+      const withKl = advantages(name, true);
+      // positions 4–5 are the penalised turn
+      expect(sum(withKl.slice(4, 6)), name).toBeLessThan(sum(without.slice(4, 6)) - 1e-6);
+    });
+  it('reaches turn_return as the turn sum −0.5 on every token of that turn', () => {
+    const d = advantages('turn_return', true, { highLevelGamma: 0 }).map(
+      (v, t) => v - advantages('turn_return', false, { highLevelGamma: 0 })[t]!,
+    );
+    close(d, [0, 0, 0, 0, -0.5, -0.5, 0]);
+  });
+  it("reaches GiGPO's step-level advantage, not only its episode score", () => {
+    const step = (kl: boolean) => {
+      const both = advantages('gigpo', kl, { gigpo: { stepWeight: 1 } });
+      const episodeOnly = advantages('gigpo', kl, { gigpo: { stepWeight: 0 } });
+      return both.map((v, t) => v - episodeOnly[t]!);
+    };
+    expect(step(false)[4]).toBeCloseTo(0);
+    expect(step(true)[4]).toBeLessThan(-1e-3);
   });
 });
 

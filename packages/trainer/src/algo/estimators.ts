@@ -29,6 +29,8 @@ export interface EstimatorTurn {
   mismatched: boolean;
   /** The observation the turn answered: GiGPO's anchor state. */
   observation: string;
+  /** The turn's share of a KL-in-reward penalty (Σ −coef·KL over its tokens; 0 without one). */
+  kl?: number;
 }
 
 /**
@@ -36,7 +38,7 @@ export interface EstimatorTurn {
  * Token arrays have one entry per target position.
  */
 export interface EstimatorSample {
-  /** Token rewards: the trajectory reward on the last trained position (and KL-in-reward terms). */
+  /** Token rewards: the trajectory reward on the last trained position, plus any KL-in-reward term per token. */
   rewards: readonly number[];
   /** 1 on trained (reply) positions, 0 on prompt and observation tokens. */
   mask: readonly number[];
@@ -45,7 +47,7 @@ export interface EstimatorSample {
   /** Initial-state group (the same seed). */
   group: number;
   env: string;
-  /** Reward of each turn (its actions' rewards plus its penalty). */
+  /** Reward of each turn (its actions' rewards plus its penalty and its KL share). */
   turnRewards: readonly number[];
   /** Position of each turn's last trained token. */
   turnEnds: readonly number[];
@@ -156,18 +158,19 @@ export const gigpoEstimator: EstimatorFn = (samples, a) => {
 };
 
 /**
- * weakest credit: a turn's plan is as good as its worst move, c_k = n_k · min_j a_kj + penalty_k. With
+ * weakest credit: a turn's plan is as good as its worst move, c_k = n_k · min_j a_kj + penalty_k (+ its KL share). With
  * shaping, one bad move makes the whole reply non-positive, so positive-only credit never reinforces
  * the bad tail of a long plan.
  */
 export function weakestCredit(t: EstimatorTurn): number {
   const worst = t.actionRewards.length ? Math.min(...t.actionRewards) : 0;
-  return t.actionRewards.length * worst + t.penalty;
+  return t.actionRewards.length * worst + t.penalty + (t.kl ?? 0);
 }
 
 /**
  * action credit: an action word (in the plan or the answer) gets the reward of the action executed in
- * its slot, 0 when it names another action or none ran there (invalid, past the cap); every other
+ * its slot, 0 when it names another action or none ran there (invalid, past the cap), plus its turn's
+ * KL share; every other
  * token keeps `perToken`. A good move in a failed turn is then reinforced, and a bad move in a good
  * turn is not.
  */
@@ -178,7 +181,8 @@ export function creditActions(s: EstimatorSample, perToken: readonly number[]): 
     const slot = slots[t]!;
     const k = s.turnOf[t]!;
     if (!s.mask[t] || k < 0 || slot === -1) return v;
-    return slot === NOT_EXECUTED ? 0 : (s.turns[k]!.actionRewards[slot] ?? 0);
+    const turn = s.turns[k]!;
+    return (slot === NOT_EXECUTED ? 0 : (turn.actionRewards[slot] ?? 0)) + (turn.kl ?? 0);
   });
 }
 

@@ -3,7 +3,20 @@ import { maskedWhiten } from '../algo/advantages.js';
 import { ESTIMATORS, type EstimatorSample } from '../algo/estimators.js';
 import { turnEndPositions, turnOfPosition, type Sample } from './batch.js';
 
-/** What the estimators see of a sample (algo/estimators.ts); the per-turn views are built when first read. */
+/** Σ of the KL-in-reward terms over each turn's tokens (zeros without a KL in the reward). */
+function turnKl(s: Sample, turnOf: readonly number[]): number[] {
+  const out = new Array<number>(s.traj.turns.length).fill(0);
+  s.klRewards?.forEach((v, t) => {
+    if (turnOf[t]! >= 0) out[turnOf[t]!]! += v;
+  });
+  return out;
+}
+
+/**
+ * What the estimators see of a sample (algo/estimators.ts); the per-turn views are built when first
+ * read. A KL in the reward reaches every estimator: token rewards carry it per token, turn rewards and
+ * turns as each turn's sum.
+ */
 function estimatorSample(s: Sample): EstimatorSample {
   const t = s.traj;
   const once = <T>(make: () => T) => {
@@ -12,23 +25,27 @@ function estimatorSample(s: Sample): EstimatorSample {
   };
   const turnEnds = once(() => turnEndPositions(t));
   const turnOf = once(() => turnOfPosition(t));
+  const kl = once(() => turnKl(s, turnOf()));
+  const turnRewards = once(() => (s.klRewards ? t.turnRewards.map((r, k) => r + kl()[k]!) : t.turnRewards));
   const turns = once(() =>
-    t.turns.map((x) => ({
+    t.turns.map((x, k) => ({
       actionRewards: x.actionRewards,
       penalty: x.penalty,
       contradicted: (x.diagnostics?.contradicted ?? 0) > 0,
       mismatched: x.diagnostics?.thinkAnswer === 'mismatch',
       observation: x.observation,
+      kl: s.klRewards ? kl()[k]! : 0,
     })),
   );
+  const kr = s.klRewards;
   return {
-    rewards: s.rewards,
+    rewards: kr ? s.rewards.map((r, i) => r + kr[i]!) : s.rewards,
     mask: s.mask,
     values: s.values,
     group: t.group,
     env: t.env,
     get turnRewards() {
-      return t.turnRewards;
+      return turnRewards();
     },
     get turnEnds() {
       return turnEnds();

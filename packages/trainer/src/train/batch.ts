@@ -13,8 +13,10 @@ export interface Sample {
   traj: Trajectory;
   ids: number[];
   mask: number[];
-  /** Trajectory reward (+ KL-in-reward terms) on the last trained position. */
+  /** Trajectory reward on the last trained position. */
   rewards: number[];
+  /** −coef·KL(π_old‖π_ref) per trained position when the KL is in the reward (ppo.kl.in = reward), else null. */
+  klRewards: number[] | null;
   oldLogProbs: number[];
   refLogProbs: number[] | null;
   values: number[] | null;
@@ -32,6 +34,7 @@ export function toSample(traj: Trajectory): Sample {
     ids: traj.ids,
     mask: traj.lossMask.slice(1),
     rewards: traj.scores.slice(1),
+    klRewards: null,
     oldLogProbs: new Array<number>(n).fill(0),
     refLogProbs: null,
     values: null,
@@ -58,9 +61,12 @@ export function turnOfPosition(traj: Trajectory): number[] {
 export { NOT_EXECUTED };
 
 /**
- * Mark the action words of each reply: the k-th action name of the think text (the plan) and the
- * k-th of the answer both get slot k when they name the turn's k-th executed action, NOT_EXECUTED
- * when they name another; every other position gets −1 (target space). Action words are whole
+ * Mark the action words of each reply (target space; −1 elsewhere), for turnCredit=action. The
+ * answer's k-th action word is the k-th move sent to the environment: slot k when that move ran,
+ * NOT_EXECUTED when it did not (cut by the cap, or another move ran there). The think text's action
+ * words are a plan only when its last ones are exactly the executed moves, in order ("Dragon sounds
+ * bold… Phoenix is safe… I choose Phoenix" plans Phoenix once): those get their slots. Every other
+ * mention (weighed, rejected, out of order) stays −1 and keeps its turn's credit. Action words are whole
  * tokens spelled as the environment's actions, so "2 left" in a relation claim is not one.
  */
 export function actionSlots(traj: Trajectory, decode: (id: number) => string, actions: readonly string[]): number[] {
@@ -68,15 +74,17 @@ export function actionSlots(traj: Trajectory, decode: (id: number) => string, ac
   const out = new Array<number>(traj.ids.length - 1).fill(-1);
   traj.turnSpans.forEach(([a, b], turn) => {
     const executed = traj.turns[turn]?.executed ?? [];
-    let k = 0;
+    const think: { t: number; word: string }[] = [];
+    const answer: { t: number; word: string }[] = [];
+    let inAnswer = false;
     for (let i = Math.max(a, 1); i < b; i++) {
-      const text = decode(traj.ids[i]!).trim();
-      if (text === '<answer>') k = 0;
-      else if (names.has(text)) {
-        out[i - 1] = executed[k] === text ? k : NOT_EXECUTED;
-        k++;
-      }
+      const word = decode(traj.ids[i]!).trim();
+      if (word === '<answer>') inAnswer = true;
+      else if (names.has(word)) (inAnswer ? answer : think).push({ t: i - 1, word });
     }
+    answer.forEach(({ t, word }, k) => (out[t] = executed[k] === word ? k : NOT_EXECUTED));
+    const plan = executed.length ? think.slice(-executed.length) : [];
+    if (plan.length === executed.length && plan.every(({ word }, k) => word === executed[k])) plan.forEach(({ t }, k) => (out[t] = k));
   });
   return out;
 }

@@ -332,8 +332,7 @@ export class TrainRun {
         tf.tidy(() => Array.from(klEstimate(tf.tensor1d(s.oldLogProbs), tf.tensor1d(s.refLogProbs!), kl.type).dataSync())),
       );
       metrics['actor/kl_ref'] = mean(samples.flatMap((s, i) => klVals[i]!.filter((_, t) => s.mask[t])));
-      if (kl.in === 'reward')
-        samples.forEach((s, i) => (s.rewards = s.rewards.map((r, t) => (s.mask[t] ? r - kl.coef * klVals[i]![t]! : r))));
+      if (kl.in === 'reward') samples.forEach((s, i) => (s.klRewards = s.mask.map((m, t) => (m ? -kl.coef * klVals[i]![t]! : 0))));
     }
     if (critic) {
       await timer.time('values', async () => {
