@@ -88,7 +88,7 @@ export const PRESETS: Record<PresetName, Preset> = {
         groupSize: 2,
         temperature: 0.7,
         maxNewTokens: 96,
-        maxContextTokens: 1024,
+        maxContextTokens: 1536,
         validation: { size: 64, every: 5 },
       },
       filter: { ratio: 1 },

@@ -55,7 +55,13 @@ const rolloutSchema = z
     topP: z.number().gt(0).max(1).default(1),
     contextWindow: z.enum(['full', 'last_k']).default('full'),
     lastKTurns: z.number().int().min(1).max(50).default(2).describe('Turns kept when contextWindow is last_k'),
-    maxContextTokens: z.number().int().min(64).max(131072).default(3600).describe('Left-truncate old turns beyond this'),
+    maxContextTokens: z
+      .number()
+      .int()
+      .min(64)
+      .max(131072)
+      .default(3600)
+      .describe('Drop the oldest turns of a prompt beyond this; such a turn is trained on the prompt it was sampled from'),
     trainSeedBase: seedBase.default(10000),
     validation: validationSchema.prefault({}),
   })
@@ -134,7 +140,7 @@ const ppoSchema = z
   .object({
     clipRatioLow: z.number().min(0).max(1).default(0.2),
     clipRatioHigh: z.number().min(0).max(10).default(0.28),
-    dualClip: z.number().gt(1).nullable().default(null).describe('Dual-clip constant c (e.g. 3) or null'),
+    dualClip: z.number().gt(1).nullable().default(3).describe('Dual-clip constant c for negative advantages (verl and RAGEN: 3), or null'),
     kl: z
       .object({
         type: z.enum(['k1', 'k2', 'k3']).default('k1'),

@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
+import { buildRunConfig } from '@starpo/contracts';
 import { Rng, createEnv, type BanditSnapshot } from '@starpo/envs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
@@ -10,6 +11,8 @@ import { vocabularyCorpus } from '../src/pretrain/corpus.js';
 import { PolicyResponder, type Responder } from '../src/rollout/responder.js';
 import { rollout, type RolloutRequest } from '../src/rollout/rollout.js';
 import type { Trajectory } from '../src/rollout/types.js';
+import { loadBaseModel } from '../src/bases/load.js';
+import { joinRows, scoreSamples, segmentRows, toSample } from '../src/train/batch.js';
 import { CompactTokenizer, buildCompactVocab } from '../src/tokenizer/compact-tokenizer.js';
 
 const tokenizer = new CompactTokenizer(buildCompactVocab(vocabularyCorpus(40)));
@@ -32,6 +35,9 @@ function checkStructure(trajs: Trajectory[], req: RolloutRequest): void {
     const inSpan = new Array(t.ids.length).fill(0);
     for (const [a, b] of t.turnSpans) for (let i = a; i < b; i++) inSpan[i] = 1;
     expect(t.lossMask).toEqual(inSpan);
+    // segments: each starts a sequence of its own (the chat template's first token)
+    expect(t.segmentStarts[0]).toBe(0);
+    for (const a of t.segmentStarts) expect(t.ids[a]).toBe(t.ids[0]);
     // each span decodes to the trained reply (canonical, or raw when it did not parse) and its end-of-turn token
     t.turnSpans.forEach(([a, b], k) => {
       const turn = t.turns[k]!;
@@ -126,6 +132,46 @@ describe('multi-turn rollout', () => {
       expect(new Set(paid), `group ${g}`).toEqual(new Set([0, 1]));
     }
   });
+
+  it('every sampled reply re-scores to its sampling log-prob, also when its prompt was cut to fit the context', async () => {
+    // the shipped Sokoban base writes well-formed replies, as a run trains on them
+    const { model, tokenizer: tok } = loadBaseModel('starpo-base/sokoban-tiny', 0);
+    const temperature = 0.7;
+    const policy = new PolicyResponder(model, tok, { maxNewTokens: 100, temperature, topP: 1, batchSize: 8 });
+    const envConfig = buildRunConfig('quick-cpu', {}).env.config;
+    const settings = { ...rolloutSettingsFor('sokoban'), maxTurns: 5, maxContextTokens: 100_000 };
+    const req = (maxContextTokens: number): RolloutRequest => ({
+      env: 'sokoban',
+      envConfig,
+      seeds: [3, 4],
+      groupSize: 2,
+      split: 'train',
+      settings: { ...settings, maxContextTokens },
+    });
+    const full = await rollout(req(100_000), policy, tok, new Rng(4));
+    // a context that holds about half the longest dialogue: later turns are sampled from a prompt with its oldest turns dropped
+    const cut = req(Math.round(0.55 * Math.max(...full.map((t) => t.ids.length))));
+    const trajs = await rollout(cut, policy, tok, new Rng(4));
+    for (const t of trajs) expect(t.lossMask).toHaveLength(t.ids.length);
+    expect(trajs.some((t) => t.segmentStarts.length > 1)).toBe(true);
+    const samples = trajs.map(toSample);
+    // the sampler reports log-probs of the untempered distribution
+    const logProbs = joinRows(samples, (await scoreSamples(model, segmentRows(samples), tok.padId, 4096, 1)).logProbs);
+    let turns = 0;
+    trajs.forEach((t, i) =>
+      t.turnSpans.forEach(([a, b], k) => {
+        const turn = t.turns[k]!;
+        // the reply's tokens (not the appended end-of-turn token) are predicted at target positions a − 1 … b − 3
+        const scored = logProbs[i]!.slice(a - 1, b - 2);
+        expect(scored, `trajectory ${i} turn ${k}: the trained reply is the sampled one`).toHaveLength(turn.responseTokens);
+        const mean = scored.reduce((x, y) => x + y, 0) / scored.length;
+        expect(Math.abs(mean - turn.meanLogProb!), `trajectory ${i} turn ${k}`).toBeLessThan(1e-4);
+        turns++;
+      }),
+    );
+    expect(turns).toBeGreaterThan(8);
+    model.dispose();
+  }, 120_000);
 
   it('FrozenLake and Bandit roll out with their own limits', async () => {
     for (const env of ['frozenlake', 'bandit']) {

@@ -5,6 +5,7 @@ import { countParams, starpoTinyConfig, type StarpoTinySize } from '../model/con
 import { Qwen2Model } from '../model/qwen2.js';
 import { saveModelDir } from '../model/storage.js';
 import { PolicyResponder } from '../rollout/responder.js';
+import { segmentRanges } from '../rollout/segments.js';
 import { rollout, type RolloutSettings } from '../rollout/rollout.js';
 import type { Trajectory } from '../rollout/types.js';
 import { rolloutSettings } from '../rollout/settings.js';
@@ -123,7 +124,7 @@ export async function pretrain(o: PretrainOptions, ev: PretrainEvents = {}): Pro
       ev.progress?.(data.length + trajs.length);
     }
     teacherSuccess[env] = replyStats(trajs).success;
-    data.push(...trajs.map((t) => ({ ids: t.ids, lossMask: t.lossMask })));
+    data.push(...trajs.flatMap((t) => segmentRanges(t).map(([a, b]) => ({ ids: t.ids.slice(a, b), lossMask: t.lossMask.slice(a, b) }))));
   }
   const tokens = data.reduce((a, d) => a + d.ids.length, 0);
   ev.log?.(

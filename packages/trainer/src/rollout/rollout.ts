@@ -1,6 +1,7 @@
 import { getEnvDefinition, parseReply, type Env, type Rng } from '@starpo/envs';
 import type { TextTokenizer } from '../tokenizer/types.js';
-import { buildMessages, promptIds, systemPrompt, tokenizeDialogue, type DialogueTurn, type PromptSettings } from './context.js';
+import { buildMessages, promptIds, systemPrompt, type DialogueTurn, type PromptSettings } from './context.js';
+import { trainingTokens } from './segments.js';
 import type { Responder } from './responder.js';
 import type { RolloutTurn, SplitName, Trajectory } from './types.js';
 
@@ -30,6 +31,8 @@ interface Slot {
   system: string;
   turns: RolloutTurn[];
   dialogue: DialogueTurn[];
+  /** The ids each turn was sampled from. */
+  prompts: number[][];
   actionsLeft: number;
   done: boolean;
   warning: string;
@@ -67,6 +70,7 @@ export async function rollout(
         system: systemPrompt(def, env, s),
         turns: [],
         dialogue: [],
+        prompts: [],
         actionsLeft: s.maxActionsPerTraj,
         done: false,
         warning: '',
@@ -131,6 +135,7 @@ export async function rollout(
           meanLogProb: mean(reply.logProbs),
           meanEntropy: mean(reply.entropies),
         });
+        x.prompts.push(prompts[i]!);
         x.dialogue.push({
           observation,
           actionsLeft: x.actionsLeft,
@@ -163,8 +168,12 @@ function fitPrompt(tokenizer: TextTokenizer, x: Slot, turn: number, s: RolloutSe
 
 function finish(x: Slot, req: RolloutRequest, tokenizer: TextTokenizer, prefill: string): Trajectory {
   // The training sequence ends with the last reply: the final state and reward message are dropped.
-  const messages = buildMessages(x.system, x.dialogue, { ...req.settings, contextWindow: 'full' });
-  const { ids, lossMask, turnSpans } = tokenizeDialogue(tokenizer, messages, prefill);
+  const { ids, lossMask, segmentStarts, turnSpans } = trainingTokens(
+    tokenizer,
+    x.prompts,
+    x.dialogue.map((d) => d.reply),
+    prefill,
+  );
   const envReward = x.turns.reduce((a, t) => a + t.envReward, 0);
   const penalty = x.turns.reduce((a, t) => a + t.penalty, 0);
   const totalReward = envReward + penalty;
@@ -186,6 +195,7 @@ function finish(x: Slot, req: RolloutRequest, tokenizer: TextTokenizer, prefill:
     numActions: x.turns.reduce((a, t) => a + t.executed.length, 0),
     ids,
     lossMask,
+    segmentStarts,
     turnSpans,
     scores,
     turnRewards: x.turns.map((t) => t.envReward + t.penalty),

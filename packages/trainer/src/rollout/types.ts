@@ -42,9 +42,15 @@ export interface Trajectory {
   /** envReward + penalty: what the learner optimises. */
   totalReward: number;
   numActions: number;
-  /** Canonical dialogue, re-tokenised. */
+  /**
+   * The training tokens: each turn's reply after exactly the prompt it was sampled from. Turns whose
+   * prompts extend one another share one sequence (a segment); a turn sampled from a cut context (the
+   * oldest turns dropped, or last_k) starts a new one. Segments are laid end to end here.
+   */
   ids: number[];
   lossMask: number[];
+  /** Token index where each segment starts ([0] when the whole dialogue is one sequence). */
+  segmentStarts: number[];
   turnSpans: [number, number][];
   /** Per token: the trajectory reward on the last trained token, 0 elsewhere. */
   scores: number[];

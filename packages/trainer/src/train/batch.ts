@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { NOT_EXECUTED } from '../algo/estimators.js';
 import type { Qwen2Model } from '../model/qwen2.js';
 import { packSequences, tokenLogProbs } from '../policy/score.js';
+import { segmentRanges } from '../rollout/segments.js';
 import type { Trajectory } from '../rollout/types.js';
 import { yieldToEventLoop } from '../util/yield.js';
 
@@ -42,6 +43,49 @@ export function toSample(traj: Trajectory): Sample {
     returns: new Array<number>(n).fill(0),
     entropy: new Array<number>(n).fill(0),
   };
+}
+
+const sliceOf = <T extends number[] | null | undefined>(xs: T, a: number, b: number): T => (xs ? xs.slice(a, b) : xs) as T;
+
+/**
+ * The model's rows of a batch: each sample's segments as sequences of their own (the sample itself when
+ * it has one), with their target-space slices. Segment [a, b) holds target positions a … b − 2; the
+ * position between two segments scores nothing (mask 0).
+ */
+export function segmentRows(samples: Sample[]): Sample[] {
+  return samples.flatMap((s) => {
+    const starts = s.traj.segmentStarts;
+    if (!starts || starts.length <= 1) return [s];
+    return segmentRanges(s.traj).map(([a, b]) => ({
+      ...s,
+      ids: s.ids.slice(a, b),
+      mask: s.mask.slice(a, b - 1),
+      rewards: s.rewards.slice(a, b - 1),
+      klRewards: sliceOf(s.klRewards, a, b - 1),
+      oldLogProbs: s.oldLogProbs.slice(a, b - 1),
+      refLogProbs: sliceOf(s.refLogProbs, a, b - 1),
+      values: sliceOf(s.values, a, b - 1),
+      advantages: s.advantages.slice(a, b - 1),
+      returns: s.returns.slice(a, b - 1),
+      entropy: s.entropy.slice(a, b - 1),
+      actionSlots: sliceOf(s.actionSlots, a, b - 1),
+    }));
+  });
+}
+
+/** Per-sample target-space arrays from per-row ones (rows in `segmentRows` order); positions between segments get 0. */
+export function joinRows(samples: Sample[], rows: number[][]): number[][] {
+  let r = 0;
+  return samples.map((s) => {
+    const starts = s.traj.segmentStarts;
+    if (!starts || starts.length <= 1) return rows[r++]!;
+    const out = new Array<number>(s.ids.length - 1).fill(0);
+    for (const [a] of segmentRanges(s.traj)) {
+      const row = rows[r++]!;
+      for (let t = 0; t < row.length; t++) out[a + t] = row[t]!;
+    }
+    return out;
+  });
 }
 
 /** Token index of each turn's last trained position, in target space. */

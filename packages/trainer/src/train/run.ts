@@ -15,7 +15,7 @@ import type { Trajectory } from '../rollout/types.js';
 import { stopReason, throwIfStopped } from '../util/stop.js';
 import { RunActivity } from './activity.js';
 import { computeAdvantages } from './advantage-step.js';
-import { actionSlots, scoreSamples, toSample, valueSamples, type Sample } from './batch.js';
+import { actionSlots, joinRows, scoreSamples, segmentRows, toSample, valueSamples, type Sample } from './batch.js';
 import { checkpointFiles, restoreCheckpoint, type Learners, type SavedState } from './checkpoint.js';
 import { outOfTime } from './deadline.js';
 import { diagnoseBatch } from './diagnose.js';
@@ -317,15 +317,18 @@ export class TrainRun {
     const { padId } = this.o.base.tokenizer;
     const temperature = c.rollout.temperature;
     await this.activity.begin('scoring', step, samples.length, 'samples');
+    // the model sees each segment as the sequence it was sampled from
+    const rows = segmentRows(samples);
     await timer.time('old_log_prob', async () => {
       const score = (xs: { ids: number[] }[]) => scoreSamples(policy, xs, padId, SCORE_TOKENS, temperature);
-      const s = pool ? await pool.score(policy, samples, padId, SCORE_TOKENS, temperature, score) : await score(samples);
-      samples.forEach((x, i) => ((x.oldLogProbs = s.logProbs[i]!), (x.entropy = s.entropy[i]!)));
+      const s = pool ? await pool.score(policy, rows, padId, SCORE_TOKENS, temperature, score) : await score(rows);
+      const [logProbs, entropy] = [joinRows(samples, s.logProbs), joinRows(samples, s.entropy)];
+      samples.forEach((x, i) => ((x.oldLogProbs = logProbs[i]!), (x.entropy = entropy[i]!)));
     });
     if (ref) {
       await timer.time('ref', async () => {
-        const s = await scoreSamples(ref, samples, padId, SCORE_TOKENS, temperature);
-        samples.forEach((x, i) => (x.refLogProbs = s.logProbs[i]!));
+        const s = joinRows(samples, (await scoreSamples(ref, rows, padId, SCORE_TOKENS, temperature)).logProbs);
+        samples.forEach((x, i) => (x.refLogProbs = s[i]!));
       });
       const kl = c.ppo.kl;
       const klVals = samples.map((s) =>
@@ -336,7 +339,7 @@ export class TrainRun {
     }
     if (critic) {
       await timer.time('values', async () => {
-        const v = await valueSamples(critic, samples, padId, SCORE_TOKENS);
+        const v = joinRows(samples, await valueSamples(critic, rows, padId, SCORE_TOKENS));
         samples.forEach((x, i) => (x.values = v[i]!));
       });
     }
@@ -363,7 +366,8 @@ export class TrainRun {
     updates: for (let epoch = 0; epoch < c.ppo.epochs; epoch++) {
       const order = this.rng.shuffle(samples);
       for (let i = 0; i < order.length; i += c.ppo.miniBatchSize) {
-        const mini = order.slice(i, i + c.ppo.miniBatchSize);
+        // mini-batches count trajectories; the model trains on their segments
+        const mini = segmentRows(order.slice(i, i + c.ppo.miniBatchSize));
         if (critic && criticOpt) {
           const r = await timer.time('update_critic', () => criticStep(critic, criticOpt, mini, c, padId, SCORE_TOKENS, this.o.signal));
           if (r.stopped) break updates;
