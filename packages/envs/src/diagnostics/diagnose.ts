@@ -1,5 +1,6 @@
 import type { EnvSnapshot, FrozenLakeSnapshot, SokobanSnapshot } from '../types.js';
-import { extractClaims, type Claim, type Decision, type OutcomeKind } from './extract.js';
+import type { Claim, Decision, OutcomeKind } from './claims.js';
+import { extractClaims } from './extract.js';
 import { claimPattern, verifyClaim, type Verdict, type VerifyOptions } from './verify.js';
 import { sameCell, World } from './world.js';
 
