@@ -198,15 +198,15 @@ export function diagnoseTurn(input: TurnInput, options: DiagnoseOptions = {}): T
         };
         if (checked.verdict === 'uncheckable')
           return { ...base, verdict: checked.verdict, ...(checked.evidence ? { reason: checked.evidence } : {}) };
-        // precision first: a rule measured below the goal does not contradict (nor support) anything
-        const trust = gate ? ruleTrust(c.rule) : null;
+        // precision first: a contradiction from a rule measured below the goal is shown as not checked
+        const trust = gate && checked.verdict === 'contradicted' ? ruleTrust(c.rule) : null;
         if (trust && !trust.trusted) return { ...base, verdict: 'uncheckable' as const, reason: trust.reason };
         return {
           ...base,
           verdict: checked.verdict,
           confidence: 'unambiguous' as const,
           ...(checked.evidence && checked.verdict === 'contradicted' ? { evidence: checked.evidence } : {}),
-          ...(trust?.trusted && checked.verdict === 'contradicted' ? { precision: trust.precision } : {}),
+          ...(trust?.trusted ? { precision: trust.precision } : {}),
         };
       })
     : [];

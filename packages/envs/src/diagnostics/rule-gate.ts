@@ -1,5 +1,5 @@
 // Precision first: a reading rule whose contradictions were measured right less often than the goal
-// does not raise the `hallucinated` flag; its claims are shown as not checked, with the reason. The
+// does not raise the `hallucinated` flag: its contradictions are shown as not checked, with the reason. The
 // measurements are in rule-precision.ts, written by `bench:diagnostics --write-rule-precision`.
 import { RULE_PRECISION, RULE_PRECISION_DATA } from './rule-precision.js';
 
