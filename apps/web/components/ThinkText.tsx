@@ -40,6 +40,7 @@ export function ThinkText({ think, claims }: { think: string; claims: ClaimResul
         <span key={`${s}-truth`} className="truth" data-testid="claim-truth">
           {' '}
           ✗ {[...new Set(wrong.map((c) => c.evidence ?? c.pattern))].join('; ')}
+          {wrong[0]!.precision !== undefined ? ` (this reading is right ${Math.round(wrong[0]!.precision * 100)}% of the time)` : ''}
         </span>,
       );
     } else if (checked) {
