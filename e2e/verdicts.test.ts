@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPath, pageFetch, startStackAndBrowser, stopStackAndBrowser, type Started } from './helpers.js';
+import { chromiumPath, pageFetch, seriousAxeViolations, startStackAndBrowser, stopStackAndBrowser, type Started } from './helpers.js';
 
 const exe = chromiumPath();
 // player (1, 1), box (2, 2), target (1, 3)
@@ -56,11 +56,13 @@ describe.skipIf(!exe)("a team's verdicts on the checker's flags, in a real brows
     await row.getByRole('button', { name: 'flag right' }).click();
     await expect.poll(() => row.getByTestId('verdict').textContent()).toContain('flag right · ada@lab.test');
     expect(await row.getByTestId('verdict').textContent()).toContain('the box is at (2, 2)');
+    expect(await seriousAxeViolations(page)).toEqual([]);
 
     await page.goto(`${sys.webUrl}/runs/${run.id}`);
     await page.getByRole('tab', { name: 'diagnostics' }).click();
     await expect.poll(() => page.getByTestId('team-precision').textContent()).toMatch(/100%\s*\(1 of 1 flags right\)/);
     expect(await page.getByTestId('team-precision-rule').first().textContent()).toMatch(/rule coordinate 100%/);
+    expect(await seriousAxeViolations(page)).toEqual([]);
     const exported = await page.evaluate(
       async (url) => (await fetch(`${url}/api/verdicts.jsonl`, { credentials: 'include' })).text(),
       sys.apiUrl,
