@@ -51,10 +51,13 @@ describe.skipIf(!exe)("a team's verdicts on the checker's flags, in a real brows
     await page.goto(`${sys.webUrl}/trajectories/${list.items[0]!.id}`);
     const row = page.getByTestId('verdict-row').first();
     await expect.poll(() => row.textContent()).toContain('flagged by rule coordinate');
-    expect(await page.getByTestId('claim-truth').first().textContent()).toMatch(/this reading is right \d+% of the time/);
+    expect(await page.getByTestId('claim-truth').first().textContent()).toMatch(
+      /rule coordinate: right on \d+% of its flags on the labelled development texts/,
+    );
     await page.getByRole('textbox', { name: /note/i }).fill('the box is at (2, 2)');
     await row.getByRole('button', { name: 'flag right' }).click();
     await expect.poll(() => row.getByTestId('verdict').textContent()).toContain('flag right · ada@lab.test');
+    await expect.poll(() => row.textContent()).toContain("your team's verdicts: 1 of 1 right");
     expect(await row.getByTestId('verdict').textContent()).toContain('the box is at (2, 2)');
     expect(await seriousAxeViolations(page)).toEqual([]);
 

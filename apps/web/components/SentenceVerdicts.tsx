@@ -1,5 +1,5 @@
 'use client';
-import type { ClaimVerdictView } from '@starpo/contracts';
+import type { ClaimVerdictView, TeamVerdictSummary } from '@starpo/contracts';
 import type { ClaimResult } from '@starpo/envs';
 import { useState } from 'react';
 import { useApi, useGet } from '../lib/api';
@@ -24,6 +24,12 @@ function readSentences(claims: ClaimResult[]): Sentence[] {
   return [...bySpan.values()].sort((a, b) => Number(!!b.flagged) - Number(!!a.flagged) || a.span[0] - b.span[0]);
 }
 
+/** "; your team's verdicts: 3 of 4 right": the team's own verdicts on the rule's flags. */
+function teamLine(summary: TeamVerdictSummary | undefined, rule: string | undefined): string {
+  const r = summary?.rules.find((x) => x.rule === rule);
+  return r ? `; your team's verdicts: ${r.right} of ${r.right + r.wrong} right` : '';
+}
+
 /**
  * The team's verdicts on one turn: each sentence the checker read, with its flag (and the reading
  * rule's measured precision), the verdict given (who, when, note) and, for members, buttons to mark
@@ -42,6 +48,7 @@ export function SentenceVerdicts({
 }) {
   const { me, call } = useApi();
   const { data, reload } = useGet<ClaimVerdictView[]>(`/api/trajectories/${trajectoryId}/verdicts`);
+  const team = useGet<TeamVerdictSummary>('/api/verdicts/precision', [data]);
   const { error, run } = useAction();
   const [note, setNote] = useState('');
   const why = denied(me, 'judge');
@@ -66,8 +73,9 @@ export function SentenceVerdicts({
                 <span className="muted">
                   flagged by rule {s.flagged.rule ?? '?'}
                   {s.flagged.precision !== undefined
-                    ? `, right on ${Math.round(s.flagged.precision * 100)}% of its flags when measured`
+                    ? `, right on ${Math.round(s.flagged.precision * 100)}% of its flags on the labelled development texts`
                     : ''}
+                  {teamLine(team.data, s.flagged.rule)}
                 </span>
               ) : (
                 <span className="muted">not flagged</span>
