@@ -23,6 +23,8 @@ import { RequestGuard } from './security/request.guard.js';
 import { DB, QUEUE, SETTINGS, type ApiSettings } from './di-tokens.js';
 import { TrajectoriesController } from './trajectories.controller.js';
 import { TrajectoriesService } from './trajectories.service.js';
+import { VerdictsController } from './verdicts/verdicts.controller.js';
+import { VerdictsService } from './verdicts/verdicts.service.js';
 import { WorkersController } from './workers.controller.js';
 
 class DbLifecycle implements OnApplicationShutdown {
@@ -62,6 +64,7 @@ export class AppModule {
         BaseModelsController,
         CheckpointArchiveController,
         DocsController,
+        VerdictsController,
       ],
       providers: [
         { provide: SETTINGS, useValue: settings },
@@ -82,6 +85,7 @@ export class AppModule {
         RunsService,
         MetricsService,
         TrajectoriesService,
+        VerdictsService,
         IngestService,
         PgListener,
         EventsGateway,

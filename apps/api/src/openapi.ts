@@ -17,6 +17,7 @@ import {
   switchTeamSchema,
   trajectoriesQuerySchema,
   diagnosticsQuerySchema,
+  claimVerdictSchema,
   updateMemberSchema,
   updateRunSchema,
 } from '@starpo/contracts';
@@ -176,6 +177,34 @@ const OPS: Op[] = [
     tag: 'trajectories',
     summary: 'Reasoning diagnostics: flag counts and the most frequent contradicted claims in a step range, with example turns',
     query: diagnosticsQuerySchema,
+  },
+  {
+    method: 'post',
+    path: '/api/trajectories/{id}/turns/{turn}/verdicts',
+    tag: 'trajectories',
+    summary: "Mark the checker's flag on a sentence right or wrong (or an unflagged sentence wrong); one per sentence and team",
+    body: claimVerdictSchema,
+    role: 'member',
+    status: 201,
+  },
+  {
+    method: 'get',
+    path: '/api/trajectories/{id}/verdicts',
+    tag: 'trajectories',
+    summary: "The team's verdicts on a trajectory's sentences",
+  },
+  {
+    method: 'get',
+    path: '/api/verdicts/precision',
+    tag: 'trajectories',
+    summary: "The checker's precision on the team's verdicts, overall and per reading rule, with counts",
+  },
+  {
+    method: 'get',
+    path: '/api/verdicts.jsonl',
+    tag: 'trajectories',
+    summary: "The team's verdicts as labelled think texts (held-out format), one JSON a line, for bench:diagnostics --set",
+    produces: 'application/x-ndjson',
   },
   { method: 'get', path: '/api/runs/{id}/checkpoints', tag: 'checkpoints', summary: 'Checkpoint files of a run' },
   {

@@ -6,6 +6,7 @@ import { useGet } from '../lib/api';
 import { FLAG_LABELS } from './flags';
 import { RunCharts } from './RunCharts';
 import { StepRange } from './StepRange';
+import { TeamPrecision } from './TeamPrecision';
 
 const DIAG_KEYS = /\/diag\//;
 
@@ -58,6 +59,7 @@ export function DiagnosticsTab({
               </span>
             ))}
           </div>
+          <TeamPrecision />
           {!data.contradicted.length ? (
             <div className="panel empty">No contradicted claims in this range.</div>
           ) : (

@@ -40,6 +40,9 @@ export function ThinkText({ think, claims }: { think: string; claims: ClaimResul
         <span key={`${s}-truth`} className="truth" data-testid="claim-truth">
           {' '}
           ✗ {[...new Set(wrong.map((c) => c.evidence ?? c.pattern))].join('; ')}
+          {wrong[0]!.precision !== undefined
+            ? ` (rule ${wrong[0]!.rule}: right on ${Math.round(wrong[0]!.precision * 100)}% of its flags on the labelled development texts)`
+            : ''}
         </span>,
       );
     } else if (checked) {

@@ -1,7 +1,7 @@
 import { ROLE_RANK, type Me, type RoleName } from '@starpo/contracts';
 
 /** What the dashboard offers; each maps to the least role the API's guard asks for. */
-export type Action = 'launch' | 'edit' | 'cancel' | 'resume' | 'clone' | 'delete' | 'manageTeam';
+export type Action = 'launch' | 'edit' | 'cancel' | 'resume' | 'clone' | 'delete' | 'manageTeam' | 'judge';
 
 const MIN: Record<Action, RoleName> = {
   launch: 'member',
@@ -11,6 +11,8 @@ const MIN: Record<Action, RoleName> = {
   clone: 'member',
   delete: 'member',
   manageTeam: 'owner',
+  // mark the reasoning checker's flags right or wrong
+  judge: 'member',
 };
 
 /**

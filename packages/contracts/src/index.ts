@@ -14,3 +14,4 @@ export * from './events.js';
 export * from './bases.js';
 export * from './run-activity.js';
 export * from './storable.js';
+export * from './verdicts.js';

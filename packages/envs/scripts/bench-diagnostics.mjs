@@ -7,10 +7,16 @@
 // in test/fixtures/first-scores.json. `--record <fixture>` scores a new round and writes its first
 // score (refused when one is recorded). Every run compares each recorded round with its first score
 // and exits 1 when a score fell below it.
+//
+// Per reading rule (packages/envs/src/diagnostics/rules.ts): how many contradictions it raised with
+// every rule allowed to contradict, and how many were right: in a text labelled contradicted and, where
+// the round labels its claims, in a sentence holding a claim labelled false. `--write-rule-precision`
+// writes those counts on the development set to src/diagnostics/rule-precision.ts, which the checker
+// reads to withhold the flag of a rule below the precision goal. `--set <file>` scores any labelled set.
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { diagnoseTurn } from '../dist/index.js';
+import { diagnoseTurn, PRECISION_GOAL } from '../dist/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixture = (name) => path.join(here, `../test/fixtures/${name}.json`);
@@ -21,6 +27,8 @@ const args = process.argv.slice(2);
 const verbose = args.includes('--errors');
 const recordName = args.includes('--record') ? args[args.indexOf('--record') + 1] : null;
 const only = args.includes('--round') ? args[args.indexOf('--round') + 1] : null;
+const setFile = args.includes('--set') ? args[args.indexOf('--set') + 1] : null;
+const writePrecision = args.includes('--write-rule-precision');
 
 // Development: the generated set, the hand-written rounds 1–3 (each tuned on after its first score),
 // the examples written for each kind of text, and every held-out round once the checker was tuned on it.
@@ -32,17 +40,20 @@ const answerMoves = (a) =>
     .map((m) => m.trim())
     .filter(Boolean);
 
-const diagnoseExample = (e) =>
-  diagnoseTurn({
-    env: e.env,
-    think: e.think,
-    formatOk: true,
-    answerActions: answerMoves(e.answer),
-    executed: [],
-    effectiveCount: 0,
-    before: e.state,
-    after: null,
-  });
+const diagnoseExample = (e, options) =>
+  diagnoseTurn(
+    {
+      env: e.env,
+      think: e.think,
+      formatOk: true,
+      answerActions: answerMoves(e.answer),
+      executed: [],
+      effectiveCount: 0,
+      before: e.state,
+      after: null,
+    },
+    options,
+  );
 
 const ratio = (num, den) => (den ? num / den : 1);
 function confusion(pairs) {
@@ -62,6 +73,60 @@ export function score(examples) {
       d.contradicted > 0 !== !!e.contradicted || (typeof e.mismatch === 'boolean' && (d.thinkAnswer === 'mismatch') !== e.mismatch),
   );
   return { hallucinated, mismatch, errors };
+}
+
+/** Where each claim labelled false lies in the think text (null when the round does not label claims). */
+function falseSpans(e) {
+  if (!Array.isArray(e.claims)) return null;
+  const lower = e.think.toLowerCase();
+  return e.claims
+    .filter((c) => c.verdict === 'false' && typeof c.text === 'string')
+    .map((c) => {
+      const at = lower.indexOf(c.text.toLowerCase());
+      return at < 0 ? null : [at, at + c.text.length];
+    });
+}
+
+/** Per rule: contradictions raised (every rule allowed), how many right, and the contradicted texts it caught. */
+export function ruleScores(examples) {
+  const rules = new Map();
+  const positives = examples.filter((e) => e.contradicted).length;
+  for (const e of examples) {
+    const d = diagnoseExample(e, { ruleGate: false });
+    const spans = falseSpans(e);
+    for (const c of d.claims) {
+      if (c.verdict !== 'contradicted') continue;
+      const r = rules.get(c.rule) ?? { flags: 0, right: 0, caught: new Set() };
+      rules.set(c.rule, r);
+      r.flags++;
+      // a false claim whose text was not found verbatim: the sentence cannot be told, the text's label decides
+      const inSentence = !spans || spans.some((sp) => !sp || (sp[0] < c.span[1] && sp[1] > c.span[0]));
+      if (e.contradicted && inSentence) {
+        r.right++;
+        r.caught.add(e.id);
+      }
+    }
+  }
+  return [...rules.entries()]
+    .map(([rule, r]) => ({
+      rule,
+      flags: r.flags,
+      right: r.right,
+      precision: ratio(r.right, r.flags),
+      caught: r.caught.size,
+      recall: ratio(r.caught.size, positives),
+    }))
+    .sort((a, b) => b.flags - a.flags || a.rule.localeCompare(b.rule));
+}
+
+function printRules(title, examples, gated = false) {
+  console.log(
+    `\nper reading rule, ${title} (every rule allowed to contradict; right = in a text labelled contradicted, in the sentence of a claim labelled false where claims are labelled)`,
+  );
+  for (const r of ruleScores(examples))
+    console.log(
+      `  ${String(r.rule).padEnd(28)} contradictions ${String(r.flags).padStart(4)} right ${String(r.right).padStart(4)}  P=${r.precision.toFixed(3)}  caught ${String(r.caught).padStart(3)} texts R=${r.recall.toFixed(3)}${gated && r.precision < PRECISION_GOAL ? '  (below the goal: not checked)' : ''}`,
+    );
 }
 
 const fmt = (r) =>
@@ -114,6 +179,23 @@ if (recordName) {
   process.exit(0);
 }
 
+if (setFile) {
+  // any labelled set in the held-out format (a JSON array, or JSONL as a team's verdicts export)
+  const raw = readFileSync(setFile, 'utf8');
+  const examples = raw.trimStart().startsWith('[')
+    ? JSON.parse(raw)
+    : raw
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l));
+  console.log(`${setFile}: ${examples.length} think texts, ${examples.filter((e) => e.contradicted).length} labelled contradicted`);
+  row(path.basename(setFile), score(examples));
+  breakdown(examples);
+  printRules(path.basename(setFile), examples);
+  if (verbose) printErrors(examples);
+  process.exit(0);
+}
+
 if (only) {
   const examples = load(only);
   row(only, score(examples));
@@ -129,6 +211,26 @@ console.log(`DEVELOPMENT (tuned on): ${devAll.length} think texts, ${devAll.filt
 row('all development', score(devAll));
 for (const d of dev) row(`  ${d.name}`, score(d.examples));
 breakdown(devAll);
+printRules('development', devAll, true);
+
+if (writePrecision) {
+  const names = [...DEV, ...tuned];
+  const data = `measured on ${devAll.length} development texts`;
+  const body = Object.fromEntries(ruleScores(devAll).map((r) => [r.rule, { flags: r.flags, right: r.right }]));
+  const file = path.join(here, '../src/diagnostics/rule-precision.ts');
+  writeFileSync(
+    file,
+    `// Written by \`npm run bench:diagnostics -- --write-rule-precision\`; do not edit by hand.\n` +
+      `/** Contradictions each reading rule raised on the data below, and how many of them were right. */\n` +
+      `export const RULE_PRECISION: Record<string, { flags: number; right: number }> = ${JSON.stringify(body, null, 2)};\n` +
+      `export const RULE_PRECISION_DATA = ${JSON.stringify(data)};\n` +
+      `/** The labelled sets (packages/envs/test/fixtures) the counts come from. */\n` +
+      `export const RULE_PRECISION_SETS = ${JSON.stringify(names)};\n`,
+  );
+  console.log(
+    `\nwrote ${path.relative(process.cwd(), file)} (${data}: ${names.join(', ')}); rebuild @starpo/envs for the checker to use it`,
+  );
+}
 
 console.log(`\nHELD-OUT ROUNDS: first score (recorded before any change for the round) and now`);
 let fell = false;
@@ -147,6 +249,13 @@ for (const r of first.rounds) {
       }
 }
 if (!first.rounds.length) console.log('  (none recorded yet)');
+const heldOut = first.rounds.filter((r) => !r.tunedOn).flatMap((r) => load(r.fixture));
+if (heldOut.length) {
+  console.log(`\nHELD-OUT (never tuned on), pooled now: ${heldOut.length} think texts`);
+  row('all held-out', score(heldOut));
+  breakdown(heldOut);
+  printRules('held-out (never tuned on)', heldOut);
+}
 
 // CPU time of this process, so that other work on the machine does not count against the checker
 const cpu = () => process.cpuUsage().user / 1000;

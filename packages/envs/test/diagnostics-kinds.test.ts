@@ -33,8 +33,12 @@ const twoBoxes: SokobanSnapshot = {
 };
 const lake: FrozenLakeSnapshot = { env: 'frozenlake', map: ['SFFF', 'FHFH', 'FFFH', 'HFFG'], player: [0, 0], done: false, success: false };
 
+// every rule allowed to contradict: these test the reader (rule-gate.test.ts covers the gate)
 const check = (before: EnvSnapshot, think: string, answer: string[] = []) =>
-  diagnoseTurn({ env: before.env, think, formatOk: true, answerActions: answer, executed: [], effectiveCount: 0, before, after: null });
+  diagnoseTurn(
+    { env: before.env, think, formatOk: true, answerActions: answer, executed: [], effectiveCount: 0, before, after: null },
+    { ruleGate: false },
+  );
 /** Whether the text is flagged: at least one unambiguous contradiction. */
 const flagged = (before: EnvSnapshot, think: string) => check(before, think).contradicted > 0;
 const verdicts = (before: EnvSnapshot, think: string) => check(before, think).claims.map((c) => c.verdict);

@@ -33,18 +33,22 @@ const lake = (seed = 5): FrozenLakeSnapshot => {
   return e.snapshot();
 };
 
+// what the reader reads and the verifier judges, every rule allowed to contradict (rule-gate.test.ts covers the gate)
 function turn(before: EnvSnapshot, think: string, over: Partial<TurnInput> = {}): ReturnType<typeof diagnoseTurn> {
-  return diagnoseTurn({
-    env: before.env,
-    think,
-    formatOk: true,
-    answerActions: [],
-    executed: [],
-    effectiveCount: 0,
-    before,
-    after: null,
-    ...over,
-  });
+  return diagnoseTurn(
+    {
+      env: before.env,
+      think,
+      formatOk: true,
+      answerActions: [],
+      executed: [],
+      effectiveCount: 0,
+      before,
+      after: null,
+      ...over,
+    },
+    { ruleGate: false },
+  );
 }
 const verdicts = (think: string, before: EnvSnapshot = sokoban()) => turn(before, think).claims.map((c) => [c.pattern, c.verdict]);
 

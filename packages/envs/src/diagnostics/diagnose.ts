@@ -1,5 +1,7 @@
 import type { EnvSnapshot, FrozenLakeSnapshot, SokobanSnapshot } from '../types.js';
-import { extractClaims, type Claim, type Decision, type OutcomeKind } from './extract.js';
+import type { Claim, Decision, OutcomeKind } from './claims.js';
+import { extractClaims } from './extract.js';
+import { ruleTrust } from './rule-gate.js';
 import { claimPattern, verifyClaim, type Verdict, type VerifyOptions } from './verify.js';
 import { sameCell, World } from './world.js';
 
@@ -17,6 +19,10 @@ export interface ClaimResult {
   reason?: string;
   /** Checked claims: how sure the parse is. Only 'unambiguous' parses are ever contradicted. */
   confidence?: 'unambiguous';
+  /** The reading rule that produced the claim (rules.ts). */
+  rule?: string;
+  /** Contradicted: how often this rule's contradictions were right when measured (rule-precision.ts). */
+  precision?: number;
 }
 
 export type Consistency = 'consistent' | 'mismatch' | 'unknown';
@@ -57,6 +63,11 @@ export interface TurnInput {
   /** Extra action names that are moves (the bandit's arms). */
   actionWords?: readonly string[];
   coordinateBase?: 0 | 1;
+}
+
+export interface DiagnoseOptions {
+  /** false: every rule's contradictions count, measured precision or not (how bench:diagnostics measures the rules). */
+  ruleGate?: boolean;
 }
 
 export const DIAGNOSTIC_FLAGS = [
@@ -162,7 +173,8 @@ function flipsUnderOtherConvention(w: World, c: Claim, opts: VerifyOptions): boo
 const wordCount = (s: string) => (s.match(/[\p{L}\p{N}]+/gu) ?? []).length;
 
 /** Every check of one turn. `template` is filled in by `markTemplates` across a step. */
-export function diagnoseTurn(input: TurnInput): TurnDiagnostics {
+export function diagnoseTurn(input: TurnInput, options: DiagnoseOptions = {}): TurnDiagnostics {
+  const gate = options.ruleGate !== false;
   const env = input.env === 'sokoban' || input.env === 'frozenlake' ? input.env : 'bandit';
   const think = input.formatOk ? input.think : '';
   const { claims, decisions, convention, paths } = extractClaims(think, env, input.actionWords ?? [], input.coordinateBase ?? 0);
@@ -176,14 +188,25 @@ export function diagnoseTurn(input: TurnInput): TurnDiagnostics {
         // the text speaks of axes or indexing without saying how: a verdict that another reading flips is not checkable
         if (checked.verdict === 'contradicted' && convention.unclear && hasCoordinates(c) && flipsUnderOtherConvention(world, c, opts))
           checked = { verdict: 'uncheckable', evidence: 'unclear coordinate convention: another reading makes it true' };
-        const base = { kind: c.kind, pattern: claimPattern(c), text: think.slice(c.span[0], c.span[1]), span: c.span, negated: c.negated };
+        const base = {
+          kind: c.kind,
+          pattern: claimPattern(c),
+          text: think.slice(c.span[0], c.span[1]),
+          span: c.span,
+          negated: c.negated,
+          ...(c.rule ? { rule: c.rule } : {}),
+        };
         if (checked.verdict === 'uncheckable')
           return { ...base, verdict: checked.verdict, ...(checked.evidence ? { reason: checked.evidence } : {}) };
+        // precision first: a contradiction from a rule measured below the goal is shown as not checked
+        const trust = gate && checked.verdict === 'contradicted' ? ruleTrust(c.rule) : null;
+        if (trust && !trust.trusted) return { ...base, verdict: 'uncheckable' as const, reason: trust.reason };
         return {
           ...base,
           verdict: checked.verdict,
           confidence: 'unambiguous' as const,
           ...(checked.evidence && checked.verdict === 'contradicted' ? { evidence: checked.evidence } : {}),
+          ...(trust?.trusted ? { precision: trust.precision } : {}),
         };
       })
     : [];

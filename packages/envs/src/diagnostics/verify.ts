@@ -1,4 +1,4 @@
-import type { Claim, CountClaim, DistanceClaim, EntityRef, OnTargetClaim, OutcomeClaim, PositionClaim, RelationClaim } from './extract.js';
+import type { Claim, CountClaim, DistanceClaim, EntityRef, OnTargetClaim, OutcomeClaim, PositionClaim, RelationClaim } from './claims.js';
 import { DELTA, describeOffset, entityName, fmtCell, sameCell, World, type Cell } from './world.js';
 
 export type Verdict = 'supported' | 'contradicted' | 'uncheckable';

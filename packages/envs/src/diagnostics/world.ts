@@ -1,7 +1,7 @@
 import { FrozenLakeEnv } from '../frozenlake/env.js';
 import { SokobanEnv } from '../sokoban/env.js';
 import type { EnvSnapshot, FrozenLakeSnapshot, SokobanSnapshot } from '../types.js';
-import type { Dir, EntityType } from './extract.js';
+import type { Dir, EntityType } from './claims.js';
 
 export type Cell = [number, number];
 

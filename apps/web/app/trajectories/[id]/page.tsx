@@ -5,6 +5,7 @@ import { useParams, useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useState } from 'react';
 import { Board } from '../../../components/Board';
 import { FLAG_LABELS } from '../../../components/flags';
+import { SentenceVerdicts } from '../../../components/SentenceVerdicts';
 import { ThinkText } from '../../../components/ThinkText';
 import { useGet } from '../../../lib/api';
 
@@ -139,6 +140,7 @@ export default function ReplayPage() {
               {d.claims.length - d.checkable} not checkable{d.template ? ' · the same think was written for another state this step' : ''}
             </p>
           ) : null}
+          {u.think && d ? <SentenceVerdicts trajectoryId={t.id} turn={turn} think={u.think} claims={d.claims} /> : null}
           <h3>Answer</h3>
           <p data-testid="answer">
             <code className={d?.thinkAnswer === 'mismatch' ? 'mismatch' : undefined}>{u.answer || '(none)'}</code>

@@ -1,0 +1,115 @@
+'use client';
+import type { ClaimVerdictView, TeamVerdictSummary } from '@starpo/contracts';
+import type { ClaimResult } from '@starpo/envs';
+import { useState } from 'react';
+import { useApi, useGet } from '../lib/api';
+import { denied } from '../lib/roles';
+import { useAction } from '../lib/use-action';
+import { Gated } from './Gated';
+
+interface Sentence {
+  span: [number, number];
+  flagged: ClaimResult | undefined;
+}
+
+/** The sentences the checker read in a turn, flagged ones first; overlapping spans keep the first. */
+function readSentences(claims: ClaimResult[]): Sentence[] {
+  const bySpan = new Map<string, Sentence>();
+  for (const c of claims) {
+    const k = c.span.join(':');
+    const s = bySpan.get(k) ?? { span: c.span, flagged: undefined };
+    if (c.verdict === 'contradicted' && !s.flagged) s.flagged = c;
+    bySpan.set(k, s);
+  }
+  return [...bySpan.values()].sort((a, b) => Number(!!b.flagged) - Number(!!a.flagged) || a.span[0] - b.span[0]);
+}
+
+/** "; your team's verdicts: 3 of 4 right": the team's own verdicts on the rule's flags. */
+function teamLine(summary: TeamVerdictSummary | undefined, rule: string | undefined): string {
+  const r = summary?.rules.find((x) => x.rule === rule);
+  return r ? `; your team's verdicts: ${r.right} of ${r.right + r.wrong} right` : '';
+}
+
+/**
+ * The team's verdicts on one turn: each sentence the checker read, with its flag (and the reading
+ * rule's measured precision), the verdict given (who, when, note) and, for members, buttons to mark
+ * the flag right or wrong, or an unflagged sentence as a missed falsehood.
+ */
+export function SentenceVerdicts({
+  trajectoryId,
+  turn,
+  think,
+  claims,
+}: {
+  trajectoryId: string;
+  turn: number;
+  think: string;
+  claims: ClaimResult[];
+}) {
+  const { me, call } = useApi();
+  const { data, reload } = useGet<ClaimVerdictView[]>(`/api/trajectories/${trajectoryId}/verdicts`);
+  const team = useGet<TeamVerdictSummary>('/api/verdicts/precision', [data]);
+  const { error, run } = useAction();
+  const [note, setNote] = useState('');
+  const why = denied(me, 'judge');
+  const sentences = readSentences(claims);
+  if (!sentences.length) return null;
+  const mark = (span: [number, number], verdict: 'right' | 'wrong') =>
+    run(
+      () => call('POST', `/api/trajectories/${trajectoryId}/turns/${turn}/verdicts`, { span, verdict, ...(note ? { note } : {}) }),
+      reload,
+    );
+  return (
+    <div className="verdicts" data-testid="verdicts">
+      <h3>Team verdicts on the checker</h3>
+      <ul>
+        {sentences.map((s) => {
+          const v = data?.find((x) => x.turn === turn && x.span[0] === s.span[0]);
+          const text = think.slice(s.span[0], s.span[1]);
+          return (
+            <li key={s.span[0]} data-testid="verdict-row">
+              <span className={s.flagged ? 'claim contradicted' : undefined}>{text}</span>{' '}
+              {s.flagged ? (
+                <span className="muted">
+                  flagged by rule {s.flagged.rule ?? '?'}
+                  {s.flagged.precision !== undefined
+                    ? `, right on ${Math.round(s.flagged.precision * 100)}% of its flags on the labelled development texts`
+                    : ''}
+                  {teamLine(team.data, s.flagged.rule)}
+                </span>
+              ) : (
+                <span className="muted">not flagged</span>
+              )}{' '}
+              {v ? (
+                <span data-testid="verdict">
+                  <b>{v.flagged ? `flag ${v.verdict}` : 'missed'}</b> · {v.user.email}, {new Date(v.createdAt).toLocaleString()}
+                  {v.note ? ` · ${v.note}` : ''}
+                </span>
+              ) : null}{' '}
+              <Gated reason={why}>
+                {s.flagged ? (
+                  <>
+                    <button className="small" disabled={!!why} onClick={() => void mark(s.span, 'right')}>
+                      flag right
+                    </button>{' '}
+                    <button className="small" disabled={!!why} onClick={() => void mark(s.span, 'wrong')}>
+                      flag wrong
+                    </button>
+                  </>
+                ) : (
+                  <button className="small" disabled={!!why} onClick={() => void mark(s.span, 'wrong')}>
+                    missed: this is false
+                  </button>
+                )}
+              </Gated>
+            </li>
+          );
+        })}
+      </ul>
+      <label>
+        Note with the next verdict <input value={note} onChange={(e) => setNote(e.target.value)} maxLength={2000} disabled={!!why} />
+      </label>
+      {error ? <p className="error">{error}</p> : null}
+    </div>
+  );
+}
