@@ -12,6 +12,7 @@ import { PolicyResponder, type Responder } from '../src/rollout/responder.js';
 import { rollout, type RolloutRequest } from '../src/rollout/rollout.js';
 import type { Trajectory } from '../src/rollout/types.js';
 import { loadBaseModel } from '../src/bases/load.js';
+import { rolloutMetrics } from '../src/train/metrics.js';
 import { joinRows, scoreSamples, segmentRows, toSample } from '../src/train/batch.js';
 import { CompactTokenizer, buildCompactVocab } from '../src/tokenizer/compact-tokenizer.js';
 
@@ -154,6 +155,8 @@ describe('multi-turn rollout', () => {
     const trajs = await rollout(cut, policy, tok, new Rng(4));
     for (const t of trajs) expect(t.lossMask).toHaveLength(t.ids.length);
     expect(trajs.some((t) => t.segmentStarts.length > 1)).toBe(true);
+    expect(rolloutMetrics(trajs, 'train')['train/cut_context_turns']).toBeGreaterThan(0);
+    expect(rolloutMetrics(full, 'train')['train/cut_context_turns']).toBe(0);
     const samples = trajs.map(toSample);
     // the sampler reports log-probs of the untempered distribution
     const logProbs = joinRows(samples, (await scoreSamples(model, segmentRows(samples), tok.padId, 4096, 1)).logProbs);

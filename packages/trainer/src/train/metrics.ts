@@ -30,6 +30,8 @@ export function rolloutMetrics(trajs: Trajectory[], prefix: string): Record<stri
     ),
   );
   out[`${prefix}/num_turns`] = safeMean(trajs.map((t) => t.turns.length));
+  // turns sampled from a prompt cut to fit the context: each is trained as a sequence of its own
+  out[`${prefix}/cut_context_turns`] = turns.length ? trajs.reduce((a, t) => a + t.segmentStarts.length - 1, 0) / turns.length : 0;
   out[`${prefix}/response_length`] = safeMean(trajs.map((t) => t.turns.reduce((a, x) => a + x.responseTokens, 0)));
   out[`${prefix}/think_length`] = safeMean(turns.map((t) => t.parsed.think.length));
   const ent = turns.map((t) => t.meanEntropy).filter((x): x is number => x !== null);
