@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SokobanEnv, solveSokoban, type SokobanSnapshot } from '../src/index.js';
+import { Rng } from '../src/rng.js';
+import { GenerationBudgetExceeded, SokobanEnv, generateRoom, getEnvDefinition, solveSokoban, type SokobanSnapshot } from '../src/index.js';
 
 const board = (fixed: string[], boxes: [number, number][], player: [number, number]): SokobanSnapshot => ({
   env: 'sokoban',
@@ -203,5 +204,41 @@ describe('sokoban generation', () => {
       expect(env.snapshot().boxes).toHaveLength(2);
       expect(solveSokoban(env.snapshot()), `seed ${seed}`).not.toBeNull();
     }
+  });
+});
+
+describe('sokoban generation budget', () => {
+  // The config that once held the API's event loop for 49 s: every value inside the field bounds.
+  const HEAVY = { rows: 16, cols: 16, numBoxes: 4, searchDepth: 1000, maxExploredStates: 1_000_000 };
+
+  it('the config schema refuses a room generation that could outrun a reset, naming what to lower', () => {
+    const r = getEnvDefinition('sokoban').configSchema.safeParse(HEAVY);
+    expect(r.success).toBe(false);
+    expect(r.error!.issues).toHaveLength(1);
+    expect(r.error!.issues[0]!.path).toEqual(['maxExploredStates']);
+    expect(r.error!.issues[0]!.message).toMatch(/lower maxExploredStates to 125000 or less/);
+  });
+
+  it('keeps the defaults and small rooms at any maxExploredStates, where the room bounds the search', () => {
+    const schema = getEnvDefinition('sokoban').configSchema;
+    expect(schema.safeParse({}).success).toBe(true);
+    expect(schema.safeParse({ rows: 10, cols: 10, numBoxes: 4 }).success).toBe(true);
+    expect(schema.safeParse({ rows: 6, cols: 6, numBoxes: 2, maxExploredStates: 1_000_000 }).success).toBe(true);
+    expect(schema.safeParse({ ...HEAVY, maxExploredStates: 125_000 }).success).toBe(true);
+  });
+
+  it('stops a search past its state budget with GenerationBudgetExceeded (not a reseed)', () => {
+    const budget = { remaining: 500 };
+    expect(() => generateRoom(new Rng(1), { ...HEAVY, budget })).toThrow(GenerationBudgetExceeded);
+    expect(budget.remaining).toBe(-1);
+  });
+
+  it('the largest 16×16 room the schema admits resets within seconds', () => {
+    const env = new SokobanEnv({ ...HEAVY, maxExploredStates: 125_000 });
+    const started = performance.now();
+    env.reset(1);
+    expect(env.snapshot().boxes).toHaveLength(4);
+    // about 1.5 s on a busy 2-core machine; before the budget, the 1,000,000-state config took 49 s
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 });

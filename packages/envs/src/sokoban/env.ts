@@ -4,7 +4,19 @@ import { actionIndex, unchangedStep } from '../step.js';
 import type { Env, SokobanSnapshot, StepResult } from '../types.js';
 import { shapingScaleSchema } from '../shaping.js';
 import { SOKOBAN_ACTIONS } from './actions.js';
-import { BOX, BOX_ON_TARGET, DELTAS, FLOOR, GenerationFailed, PLAYER, TARGET, WALL, generateRoom } from './generate.js';
+import {
+  BOX,
+  BOX_ON_TARGET,
+  DELTAS,
+  FLOOR,
+  GenerationFailed,
+  PLAYER,
+  TARGET,
+  WALL,
+  generateRoom,
+  generationStateBudget,
+  worstCaseExploredStates,
+} from './generate.js';
 import { solveSokoban } from './solver.js';
 
 export const sokobanConfigSchema = z
@@ -24,7 +36,19 @@ export const sokobanConfigSchema = z
       ),
     shapingScale: shapingScaleSchema,
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    // A config whose room generation could outrun the budget of a reset is refused up front.
+    const budget = generationStateBudget(c.rows, c.cols);
+    const states = worstCaseExploredStates(c);
+    if (states > budget) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['maxExploredStates'],
+        message: `room generation may explore ${states} states of a ${c.rows}×${c.cols} room, over the ${budget} a reset may cost; lower maxExploredStates to ${budget} or less (or use a smaller room, fewer boxes or a lower searchDepth)`,
+      });
+    }
+  });
 export type SokobanConfig = z.infer<typeof sokobanConfigSchema>;
 
 export { SOKOBAN_ACTIONS };
@@ -59,11 +83,13 @@ export class SokobanEnv implements Env<SokobanSnapshot> {
 
   reset(seed: number): string {
     const { rows, cols, numBoxes, searchDepth, maxExploredStates } = this.config;
+    // One budget for every try and reseed, so no seed can make a reset run on (GenerationBudgetExceeded).
+    const budget = { remaining: generationStateBudget(rows, cols) };
     // Like RAGEN, a seed whose generation fails is retried with a seed derived from it.
     let attemptSeed = seed;
     for (let attempt = 0; ; attempt++) {
       try {
-        const room = generateRoom(new Rng(attemptSeed), { rows, cols, numBoxes, searchDepth, maxExploredStates });
+        const room = generateRoom(new Rng(attemptSeed), { rows, cols, numBoxes, searchDepth, maxExploredStates, budget });
         this.structure = room.structure;
         this.state = room.state;
         break;
