@@ -25,6 +25,8 @@ import {
   baseModelNameTaken,
   canTransition,
   cancelRun,
+  classifyModelBase,
+  MODEL_BASE_REFUSED,
   deleteRun,
   deletionRefusal,
   findTeamRun,
@@ -64,9 +66,9 @@ export class RunsService {
   async create(actor: Actor, body: unknown): Promise<RunDetail> {
     const req = parseInput(createRunSchema, body);
     // An external run keeps the config its trainer sent, whatever its shape; only ours are built from presets.
-    const columns = req.external
-      ? externalRunColumns(req.config ?? {})
-      : configColumns(buildRunConfig(req.preset, (req.config ?? {}) as never));
+    const config = req.external ? null : buildRunConfig(req.preset, (req.config ?? {}) as never);
+    if (config) await this.checkModelBase(actor, config);
+    const columns = config ? configColumns(config) : externalRunColumns(req.config ?? {});
     const kind = req.external ? 'external' : 'train';
     const run = await insertRun(this.db, {
       teamId: actor.teamId,
@@ -102,6 +104,12 @@ export class RunsService {
     });
     await this.dispatch(run);
     return this.detail(run);
+  }
+
+  /** model.base must name something the team may load (see classifyModelBase): else 400, before any file is touched. */
+  private async checkModelBase(actor: Actor, config: RunConfig): Promise<void> {
+    if (await classifyModelBase(this.db, actor.teamId, config.model.base)) return;
+    throw new ValidationError([{ path: 'model.base', message: `"${config.model.base}" is ${MODEL_BASE_REFUSED}` }]);
   }
 
   /** A run of the caller's team, else 404 (another team's run is indistinguishable from none). */
@@ -175,6 +183,7 @@ export class RunsService {
     const checked = validateRunConfig(merge(src.config as RunConfig, req.config as never));
     if (!checked.ok) throw new ValidationError(checked.errors);
     const config = checked.config;
+    await this.checkModelBase(actor, config);
     const run = await insertRun(this.db, {
       teamId: actor.teamId,
       ownerId: actor.userId,

@@ -1,8 +1,9 @@
 import { heartbeatRun, isLeaseLost, latestCheckpointFiles, type Db, type Run } from '@starpo/db';
 import { runConfigSchema } from '@starpo/contracts';
-import { baseWeightsChecksum, backendInfo, loadBaseModel, shippedBaseDir, startPool, train, type TrainResult } from '@starpo/trainer';
+import { backendInfo, startPool, train, type TrainResult } from '@starpo/trainer';
+import { loadRunBase } from './base-model.js';
 import { DbSink, WORKER_SHUTDOWN } from './db-sink.js';
-import { executePretrain, materializeBaseModel } from './pretrain-job.js';
+import { executePretrain } from './pretrain-job.js';
 
 export const USER_CANCEL = 'cancelled by user';
 /** Stop reason of a run whose lease moved on (requeued by a sweep, claimed by another worker, deleted). */
@@ -91,15 +92,7 @@ async function executeTraining(
       validationSeconds: null,
     });
     const ckpt = await latestCheckpointFiles(db, run.id);
-    const stored = await materializeBaseModel(db, run.teamId, config.model.base);
-    let base;
-    let sha: string | null;
-    try {
-      base = loadBaseModel(config.model.base, config.training.seed, () => stored?.dir);
-      sha = baseWeightsChecksum(stored?.dir ?? shippedBaseDir(config.model.base) ?? config.model.base);
-    } finally {
-      stored?.cleanup(); // the weights are in memory now
-    }
+    const { bundle: base, sha } = await loadRunBase(db, run.teamId, config.model.base, config.training.seed);
     log(
       `run ${run.id} (${run.name}): ${config.env.name}, ${config.algorithm.advEstimator}, ${config.training.steps} steps${ckpt ? `, resuming from step ${ckpt.step}` : ''}`,
     );

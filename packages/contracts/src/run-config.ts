@@ -202,7 +202,9 @@ const modelSchema = z
       .string()
       .min(1)
       .default('starpo-tiny/tiny')
-      .describe('Base model: a stored base model name, a local Hugging Face folder, or starpo-tiny/<size> from scratch'),
+      .describe(
+        'Base model: a shipped base (starpo-base/…), a base model of the team, an absolute folder under the MODEL_ROOTS the deployment sets, or starpo-tiny/<size> from scratch',
+      ),
     backend: z.enum(BACKENDS).default('auto'),
     device: z.enum(['any', 'gpu']).default('any').describe('gpu: only a GPU worker may claim the run'),
   })

@@ -18,3 +18,4 @@ export * from './queries/events.js';
 export * from './queue.js';
 export * from './connection-errors.js';
 export * from './sweeper.js';
+export * from './model-base.js';
