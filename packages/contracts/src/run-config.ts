@@ -263,6 +263,10 @@ export const runConfigSchema = runConfigInput
         message: `must be at most maxActionsPerTraj (${c.rollout.maxActionsPerTraj})`,
       });
     }
+    // A rollout resets envGroups seeds at once (validation: chunks of up to 64), one generation per seed.
+    const resets = Math.max(c.rollout.envGroups, Math.min(c.rollout.validation.size, 64));
+    const generation = getEnvDefinition(c.env.name).rolloutGenerationIssue?.(c.env.config as never, resets);
+    if (generation) ctx.addIssue({ code: 'custom', path: ['env', 'config', ...generation.path], message: generation.message });
     if (['grpo', 'gigpo'].includes(c.algorithm.advEstimator) && c.rollout.groupSize < 2) {
       ctx.addIssue({
         code: 'custom',

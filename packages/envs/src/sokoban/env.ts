@@ -15,6 +15,7 @@ import {
   WALL,
   generateRoom,
   generationStateBudget,
+  searchStateLimit,
   worstCaseExploredStates,
 } from './generate.js';
 import { solveSokoban } from './solver.js';
@@ -38,14 +39,14 @@ export const sokobanConfigSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
-    // A config whose room generation could outrun the budget of a reset is refused up front.
-    const budget = generationStateBudget(c.rows, c.cols);
+    // A config whose searches could outrun the budget of a reset is refused up front.
+    const limit = searchStateLimit(c.rows, c.cols);
     const states = worstCaseExploredStates(c);
-    if (states > budget) {
+    if (states > limit) {
       ctx.addIssue({
         code: 'custom',
         path: ['maxExploredStates'],
-        message: `room generation may explore ${states} states of a ${c.rows}×${c.cols} room, over the ${budget} a reset may cost; lower maxExploredStates to ${budget} or less (or use a smaller room, fewer boxes or a lower searchDepth)`,
+        message: `room generation may explore ${states} states per search of a ${c.rows}×${c.cols} room, more than a reset can afford; lower maxExploredStates to ${limit} or less (or use a smaller room, fewer boxes or a lower searchDepth)`,
       });
     }
   });
@@ -57,6 +58,35 @@ export const SOKOBAN_LEGEND = '#: wall, _: empty, O: target, √: box on target,
 /** Symbols for the room-state codes, with 6 = player on target. */
 const SYMBOLS = ['#', '_', 'O', '√', 'X', 'P', 'S'];
 const MAX_RESEEDS = 50;
+
+/**
+ * Rooms generated lately, by generation settings and seed. Generation is deterministic and the
+ * costliest part of a reset, and a rollout resets groupSize environments on each seed.
+ */
+const recentRooms = new Map<string, { structure: Uint8Array; state: Uint8Array }>();
+const RECENT_ROOMS = 512;
+
+function generatedRoom(config: SokobanConfig, seed: number): { structure: Uint8Array; state: Uint8Array } {
+  const { rows, cols, numBoxes, searchDepth, maxExploredStates } = config;
+  const key = `${rows},${cols},${numBoxes},${searchDepth},${maxExploredStates},${seed}`;
+  const known = recentRooms.get(key);
+  if (known) return known;
+  // One budget for every try and reseed, so no seed can make a reset run on (GenerationBudgetExceeded).
+  const budget = { remaining: generationStateBudget(rows, cols) };
+  // Like RAGEN, a seed whose generation fails is retried with a seed derived from it.
+  let attemptSeed = seed;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const room = generateRoom(new Rng(attemptSeed), { rows, cols, numBoxes, searchDepth, maxExploredStates, budget });
+      if (recentRooms.size >= RECENT_ROOMS) recentRooms.delete(recentRooms.keys().next().value!);
+      recentRooms.set(key, { structure: room.structure, state: room.state });
+      return room;
+    } catch (e) {
+      if (!(e instanceof GenerationFailed) || attempt >= MAX_RESEEDS) throw e;
+      attemptSeed = deriveSeed(seed, attempt + 1);
+    }
+  }
+}
 
 export class SokobanEnv implements Env<SokobanSnapshot> {
   readonly name = 'sokoban';
@@ -82,22 +112,9 @@ export class SokobanEnv implements Env<SokobanSnapshot> {
   }
 
   reset(seed: number): string {
-    const { rows, cols, numBoxes, searchDepth, maxExploredStates } = this.config;
-    // One budget for every try and reseed, so no seed can make a reset run on (GenerationBudgetExceeded).
-    const budget = { remaining: generationStateBudget(rows, cols) };
-    // Like RAGEN, a seed whose generation fails is retried with a seed derived from it.
-    let attemptSeed = seed;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const room = generateRoom(new Rng(attemptSeed), { rows, cols, numBoxes, searchDepth, maxExploredStates, budget });
-        this.structure = room.structure;
-        this.state = room.state;
-        break;
-      } catch (e) {
-        if (!(e instanceof GenerationFailed) || attempt >= MAX_RESEEDS) throw e;
-        attemptSeed = deriveSeed(seed, attempt + 1);
-      }
-    }
+    const room = generatedRoom(this.config, seed);
+    this.structure = room.structure.slice();
+    this.state = room.state.slice();
     this.steps = 0;
     this._done = false;
     this.boxesOnTarget = countBoxesOnTarget(this.state);

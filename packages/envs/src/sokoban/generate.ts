@@ -81,9 +81,26 @@ export class GenerationFailed extends Error {}
  */
 export const GENERATION_WORK_LIMIT = 32_000_000;
 
+/**
+ * Room generation one rollout may do at once (its resets run back to back, holding the worker's
+ * event loop): 4 resets' worth, about 6 s on a busy 2-core machine, so a cancel lands within 10 s.
+ */
+export const ROLLOUT_GENERATION_LIMIT = 4 * GENERATION_WORK_LIMIT;
+
 /** The states one reset may explore in a rows × cols room (all tries and reseeds together). */
 export function generationStateBudget(rows: number, cols: number): number {
   return Math.floor(GENERATION_WORK_LIMIT / (rows * cols));
+}
+
+/**
+ * Searches a reset's budget must leave room for: in large rooms a deep search often ends with every
+ * box still on its target (score 0), and generation tries another topology or seed.
+ */
+export const SEARCHES_PER_RESET = 8;
+
+/** The largest search (explored states) a config may ask for in a rows × cols room. */
+export function searchStateLimit(rows: number, cols: number): number {
+  return Math.floor(generationStateBudget(rows, cols) / SEARCHES_PER_RESET);
 }
 
 /**
