@@ -19,3 +19,4 @@ export * from './queue.js';
 export * from './connection-errors.js';
 export * from './sweeper.js';
 export * from './model-base.js';
+export * from './heartbeat.js';
