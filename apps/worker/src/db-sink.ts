@@ -45,6 +45,7 @@ export class DbSink implements TrainSink {
     const lease = this.lease;
     if (lease !== undefined && u.status === 'cancelled' && u.stopReason === WORKER_SHUTDOWN) {
       // checkpointed for a shutdown: back to the queue (or cancelled, if a cancel came meanwhile)
+      await this.log('warn', `requeued at step ${u.step} (worker shutting down): the next worker resumes it from its checkpoint`);
       await this.retry(() => releaseRun(this.db, this.runId, lease, u.step));
       await this.notify({ type: 'status' });
       return;
