@@ -9,6 +9,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import type { ServerOptions } from 'socket.io';
 import { AppModule } from './app.module.js';
+import { answerClientErrorsInShape } from './client-errors.js';
 import { ErrorsFilter } from './errors.filter.js';
 import { originRefusal, parseOrigins } from './security/origin.js';
 import type { ApiSettings } from './di-tokens.js';
@@ -32,6 +33,7 @@ export async function createApp(settings: ApiSettings, opts: { logger?: boolean 
   app.useGlobalFilters(new ErrorsFilter());
   app.enableShutdownHooks();
   app.disable('x-powered-by');
+  answerClientErrorsInShape(app.getHttpServer());
   return app;
 }
 
