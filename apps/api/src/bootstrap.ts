@@ -12,6 +12,7 @@ import { AppModule } from './app.module.js';
 import { answerClientErrorsInShape } from './client-errors.js';
 import { ErrorsFilter } from './errors.filter.js';
 import { originRefusal, parseOrigins } from './security/origin.js';
+import { previewRateLimit } from './security/preview-rate-limit.js';
 import type { ApiSettings } from './di-tokens.js';
 
 export const BODY_LIMIT = '1mb';
@@ -23,6 +24,7 @@ export async function createApp(settings: ApiSettings, opts: { logger?: boolean 
     bodyParser: false,
     abortOnError: false,
   });
+  app.use(previewRateLimit());
   app.use(helmet());
   app.use(cookieParser());
   app.use('/api/docs/assets', express.static(swaggerUiDir(), { index: false, maxAge: '1d' }));
