@@ -41,6 +41,13 @@ describe('POST /api/runs with an Idempotency-Key', () => {
     expect((await post('nightly').expect(200)).body.id).toBe(next.body.id);
   });
 
+  it('the OpenAPI document lists the header', async () => {
+    const doc = (await t.http.get('/api/openapi.json').expect(200)).body;
+    expect(doc.paths['/api/runs'].post.parameters).toContainEqual(
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }),
+    );
+  });
+
   it('a key that is not 1 to 255 visible characters is a 400 naming the header', async () => {
     const res = await post('x'.repeat(256)).expect(400);
     expect(res.body).toMatchObject({ error: 'validation_failed', details: [{ path: 'Idempotency-Key' }] });
