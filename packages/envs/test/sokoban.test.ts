@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../src/rng.js';
+import { World } from '../src/diagnostics/index.js';
 import { GenerationBudgetExceeded, SokobanEnv, generateRoom, getEnvDefinition, solveSokoban, type SokobanSnapshot } from '../src/index.js';
 
 const board = (fixed: string[], boxes: [number, number][], player: [number, number]): SokobanSnapshot => ({
@@ -240,5 +241,12 @@ describe('sokoban generation budget', () => {
     expect(env.snapshot().boxes).toHaveLength(4);
     // 0.5 s on average, up to 2 s, on a busy 2-core machine; before the budget, the 1,000,000-state config took 49 s
     expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('a stored large room can still be simulated by the reasoning checks (no generation there)', () => {
+    const env = new SokobanEnv({ rows: 12, cols: 12, numBoxes: 3, maxExploredStates: 5_000 });
+    env.reset(3);
+    const worlds = new World(env.snapshot()).simulate(['Up', 'Left']);
+    expect(worlds).toHaveLength(2);
   });
 });
