@@ -23,10 +23,16 @@ export interface Started {
 }
 
 /** Run `node scripts/start.mjs` (what `npm start` runs after building) and wait until it prints its URLs. */
-export async function startSystem(env: Record<string, string>, timeoutMs = 120_000): Promise<Started> {
+export async function startSystem(env: Record<string, string>, timeoutMs = 120_000, opts: { ownGroup?: boolean } = {}): Promise<Started> {
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
   delete childEnv.DATABASE_URL;
-  const child = spawn(process.execPath, ['scripts/start.mjs'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  // ownGroup: the supervisor leads a process group of its own, as `npm start` in a terminal does (for a group signal)
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+    cwd: ROOT,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.ownGroup ?? false,
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // Starts and supervises the whole system: Postgres (embedded unless DATABASE_URL is set), migrations,
 // API, one worker and the dashboard. A process that dies is restarted with backoff (and logged); the
-// embedded Postgres is watched and restarted too. Only Ctrl-C (or SIGTERM) stops it all: the children
-// drain first (a worker checkpoints and requeues its run), the embedded Postgres last.
+// embedded Postgres is watched and restarted too. Only Ctrl-C (or SIGTERM) stops it all, in order: the
+// worker first (it checkpoints and requeues its run), then the API and the dashboard, the embedded
+// Postgres last. Postgres runs in a process group of its own (scripts/postgres-host.mjs), so a Ctrl-C
+// sent to the terminal's whole group never reaches it directly.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { migrate } from '@starpo/db';
-import { freePort, startEmbeddedPostgres } from '@starpo/db/embedded';
+import { freePort } from '@starpo/db/embedded';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = process.env;
@@ -30,7 +32,7 @@ const dataDir = path.resolve(root, env.STARPO_DATA_DIR ?? '.data/postgres');
 let databaseUrl = env.DATABASE_URL;
 if (!databaseUrl) {
   say(`DATABASE_URL is unset: starting embedded PostgreSQL with its data in ${path.relative(root, dataDir) || dataDir}`);
-  embedded = await startEmbeddedPostgres({ dataDir, port: Number(env.STARPO_PG_PORT ?? 54329) });
+  embedded = await startPostgresHost(Number(env.STARPO_PG_PORT ?? 54329));
   databaseUrl = embedded.url;
   say(`postgres started (pid ${embedded.pid})`);
   watchPostgres(embedded);
@@ -90,6 +92,33 @@ function launch(name) {
   });
 }
 
+/**
+ * The embedded Postgres in a detached host process (its own process group): { url, port, pid of the
+ * postmaster, exited, stop() }. The host stops the server on 'stop', or if this supervisor dies.
+ */
+function startPostgresHost(port) {
+  const host = spawn(process.execPath, [path.join(root, 'scripts/postgres-host.mjs'), JSON.stringify({ dataDir, port })], {
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise((resolve) => host.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    host.once('message', (m) => {
+      if (m.error) return reject(new Error(m.error));
+      resolve({
+        ...m,
+        exited,
+        stop: async () => {
+          if (host.connected) host.send('stop');
+          await exited;
+        },
+      });
+    });
+    void exited.then(() => reject(new Error('the postgres host exited before the server was up')));
+  });
+}
+
 /** Restart the embedded Postgres whenever it exits (crash, OOM kill) until it is up again. */
 function watchPostgres(db) {
   void db.exited.then(async () => {
@@ -98,7 +127,7 @@ function watchPostgres(db) {
     say('postgres exited; restarting it');
     while (!stopping) {
       try {
-        embedded = await startEmbeddedPostgres({ dataDir, port: db.port });
+        embedded = await startPostgresHost(db.port);
         say(`postgres restarted (pid ${embedded.pid}, port ${embedded.port})`);
         if (embedded.port !== db.port) {
           // the old port was taken meanwhile: the children reconnect on the new one
@@ -142,24 +171,27 @@ async function waitFor(url, ms = 60_000) {
   return false;
 }
 
+/** SIGTERM to a child (it may have had the terminal's SIGINT already), SIGKILL past drainMs; resolves on its exit. */
+function drain(name) {
+  const child = services.get(name)?.child;
+  return new Promise((resolve) => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+    const t = setTimeout(() => child.kill('SIGKILL'), drainMs);
+    child.once('exit', () => {
+      clearTimeout(t);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
 async function stop(code = 0) {
   if (stopping) return;
   stopping = true;
   say('stopping…');
-  await Promise.all(
-    [...services.values()].map(
-      ({ child }) =>
-        new Promise((resolve) => {
-          if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
-          const t = setTimeout(() => child.kill('SIGKILL'), drainMs);
-          child.once('exit', () => {
-            clearTimeout(t);
-            resolve();
-          });
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
+  // the worker checkpoints and requeues its run while the database is surely up; then the rest
+  await drain('worker');
+  await Promise.all([drain('api'), drain('web')]);
   if (embedded) await embedded.stop();
   say('stopped');
   process.exit(code);

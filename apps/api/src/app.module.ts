@@ -1,6 +1,7 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
+import { EnvPreviewService } from './env-preview/preview.service.js';
 import { createDb, RunQueue, type Db } from '@starpo/db';
 import { AuthController, TeamController, TeamsController, TokensController } from './auth/auth.controller.js';
 import { AuthGuard } from './auth/auth.guard.js';
@@ -90,6 +91,7 @@ export class AppModule {
         PgListener,
         EventsGateway,
         SweeperService,
+        EnvPreviewService,
       ],
     };
   }

@@ -9,8 +9,10 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import type { ServerOptions } from 'socket.io';
 import { AppModule } from './app.module.js';
+import { answerClientErrorsInShape } from './client-errors.js';
 import { ErrorsFilter } from './errors.filter.js';
 import { originRefusal, parseOrigins } from './security/origin.js';
+import { previewRateLimit } from './security/preview-rate-limit.js';
 import type { ApiSettings } from './di-tokens.js';
 
 export const BODY_LIMIT = '1mb';
@@ -22,6 +24,7 @@ export async function createApp(settings: ApiSettings, opts: { logger?: boolean 
     bodyParser: false,
     abortOnError: false,
   });
+  app.use(previewRateLimit());
   app.use(helmet());
   app.use(cookieParser());
   app.use('/api/docs/assets', express.static(swaggerUiDir(), { index: false, maxAge: '1d' }));
@@ -32,6 +35,7 @@ export async function createApp(settings: ApiSettings, opts: { logger?: boolean 
   app.useGlobalFilters(new ErrorsFilter());
   app.enableShutdownHooks();
   app.disable('x-powered-by');
+  answerClientErrorsInShape(app.getHttpServer());
   return app;
 }
 

@@ -17,4 +17,6 @@ export interface ApiSettings {
   ingestRateLimit?: number;
   /** An external run without ingestion for this long is listed as `crashed` until its next ingestion (default 10 min). */
   externalStaleMs?: number;
+  /** An environment preview whose generation runs longer is ended with 422 (default 5 s). */
+  previewTimeoutMs?: number;
 }

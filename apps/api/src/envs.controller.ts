@@ -1,12 +1,16 @@
 import { Public } from './auth/actor.js';
 import { BadRequestException, Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
 import { describeEnvs, toFieldErrors, type EnvInfo } from '@starpo/contracts';
-import { listEnvs, type EnvSnapshot } from '@starpo/envs';
+import { listEnvs } from '@starpo/envs';
+import type { EnvPreview } from './env-preview/protocol.js';
+import { EnvPreviewService } from './env-preview/preview.service.js';
 
 @Public()
 @Controller('api/envs')
 export class EnvsController {
   private readonly infos = describeEnvs();
+
+  constructor(private readonly previews: EnvPreviewService) {}
 
   /** Environments with their config JSON Schemas and defaults. */
   @Get()
@@ -16,11 +20,7 @@ export class EnvsController {
 
   /** Initial state of an environment for a seed: observation, instructions, actions and snapshot. */
   @Get(':name/preview')
-  preview(
-    @Param('name') name: string,
-    @Query('seed') seedText = '0',
-    @Query('config') configText?: string,
-  ): { observation: string; instructions: string; actions: readonly string[]; snapshot: EnvSnapshot } {
+  async preview(@Param('name') name: string, @Query('seed') seedText = '0', @Query('config') configText?: string): Promise<EnvPreview> {
     const def = listEnvs().find((d) => d.name === name);
     if (!def) throw new NotFoundException(`unknown environment "${name}"`);
     const seed = Number(seedText);
@@ -35,8 +35,7 @@ export class EnvsController {
     }
     const parsed = def.configSchema.safeParse(config);
     if (!parsed.success) throw new BadRequestException({ message: 'invalid environment config', details: toFieldErrors(parsed.error) });
-    const env = def.create(parsed.data);
-    const observation = env.reset(seed);
-    return { observation, instructions: env.instructions(), actions: env.actions, snapshot: env.snapshot() };
+    // generation can take a while (Sokoban's reverse play): it runs on the preview thread, under a time limit
+    return this.previews.render({ name, seed, config: parsed.data as Record<string, unknown> });
   }
 }

@@ -13,6 +13,7 @@ const app = await createApp({
   secureCookies: process.env.SECURE_COOKIES === '1',
   ...(process.env.INGEST_RATE_LIMIT ? { ingestRateLimit: Number(process.env.INGEST_RATE_LIMIT) } : {}),
   ...(process.env.EXTERNAL_STALE_MS ? { externalStaleMs: Number(process.env.EXTERNAL_STALE_MS) } : {}),
+  ...(process.env.PREVIEW_TIMEOUT_MS ? { previewTimeoutMs: Number(process.env.PREVIEW_TIMEOUT_MS) } : {}),
   ...(process.env.AUTH_RATE_LIMIT ? { authRateLimit: Number(process.env.AUTH_RATE_LIMIT) } : {}),
 });
 await app.listen(port, host);

@@ -33,6 +33,8 @@ type Op = {
   role?: 'viewer' | 'member' | 'owner' | 'public';
   status?: number;
   produces?: string;
+  /** Optional request headers the route reads, with what they do. */
+  headers?: Record<string, string>;
 };
 
 const json = (s: z.ZodType) => z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
@@ -110,6 +112,10 @@ const OPS: Op[] = [
     body: createRunSchema,
     role: 'member',
     status: 201,
+    headers: {
+      'Idempotency-Key':
+        'Up to 255 visible ASCII characters. A key the team used within 24 h creates nothing: the answer is 200 with that first run (header Idempotent-Replayed: true).',
+    },
   },
   { method: 'get', path: '/api/runs', tag: 'runs', summary: 'List with filters, sort and cursor pagination', query: listRunsQuerySchema },
   { method: 'get', path: '/api/runs/{id}', tag: 'runs', summary: 'One run with its config' },
@@ -268,7 +274,14 @@ const ERROR = {
 export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPS) {
-    const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const params: Record<string, unknown>[] = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+      name: m[1],
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    }));
+    for (const [name, description] of Object.entries(op.headers ?? {}))
+      params.push({ name, in: 'header', required: false, description, schema: { type: 'string' } });
     if (op.query) {
       const schema = json(op.query) as { properties?: Record<string, unknown>; required?: string[] };
       for (const [name, s] of Object.entries(schema.properties ?? {}))

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
 import {
   toMetricColumns,
@@ -30,8 +30,16 @@ export class RunsController {
   @MinRole('member')
   @Post()
   @HttpCode(201)
-  create(@CurrentActor() a: Actor, @Body() body: unknown): Promise<RunDetail> {
-    return this.runs.create(a, body);
+  async create(
+    @CurrentActor() a: Actor,
+    @Body() body: unknown,
+    @Headers('idempotency-key') key: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<RunDetail> {
+    const { detail, created } = await this.runs.create(a, body, key);
+    // a retry with the key of a run created within 24 h: that run again, not a new one
+    if (!created) res.status(200).setHeader('Idempotent-Replayed', 'true');
+    return detail;
   }
 
   @Get()

@@ -25,11 +25,14 @@ import {
   baseModelNameTaken,
   canTransition,
   cancelRun,
+  classifyModelBase,
+  MODEL_BASE_REFUSED,
   deleteRun,
   deletionRefusal,
   findTeamRun,
   initialRunStatus,
   insertRun,
+  insertRunOnce,
   listTeamRuns,
   metricSort,
   pageByMetric,
@@ -61,14 +64,18 @@ export class RunsService {
     @Inject(SETTINGS) private readonly settings: ApiSettings,
   ) {}
 
-  async create(actor: Actor, body: unknown): Promise<RunDetail> {
+  /** `idempotencyKey`: the Idempotency-Key header; with a key the team used within 24 h, that run is returned (`created: false`). */
+  async create(actor: Actor, body: unknown, idempotencyKey?: string): Promise<{ detail: RunDetail; created: boolean }> {
+    if (idempotencyKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(idempotencyKey)) {
+      throw new ValidationError([{ path: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
+    }
     const req = parseInput(createRunSchema, body);
     // An external run keeps the config its trainer sent, whatever its shape; only ours are built from presets.
-    const columns = req.external
-      ? externalRunColumns(req.config ?? {})
-      : configColumns(buildRunConfig(req.preset, (req.config ?? {}) as never));
+    const config = req.external ? null : buildRunConfig(req.preset, (req.config ?? {}) as never);
+    if (config) await this.checkModelBase(actor, config);
+    const columns = config ? configColumns(config) : externalRunColumns(req.config ?? {});
     const kind = req.external ? 'external' : 'train';
-    const run = await insertRun(this.db, {
+    const data: Parameters<typeof insertRun>[1] = {
       teamId: actor.teamId,
       ownerId: actor.userId,
       kind,
@@ -80,9 +87,12 @@ export class RunsService {
       tags: req.tags,
       notes: req.notes,
       ...columns,
-    });
-    if (run.kind !== 'external') await this.dispatch(run);
-    return this.detail(run);
+    };
+    const { run, created } = idempotencyKey
+      ? await insertRunOnce(this.db, actor.teamId, idempotencyKey, data)
+      : { run: await insertRun(this.db, data), created: true };
+    if (created && run.kind !== 'external') await this.dispatch(run);
+    return { detail: await this.detail(run), created };
   }
 
   /** Queue a pretrain job that produces a base model named `name` for the team (409 if the name is taken). */
@@ -102,6 +112,12 @@ export class RunsService {
     });
     await this.dispatch(run);
     return this.detail(run);
+  }
+
+  /** model.base must name something the team may load (see classifyModelBase): else 400, before any file is touched. */
+  private async checkModelBase(actor: Actor, config: RunConfig): Promise<void> {
+    if (await classifyModelBase(this.db, actor.teamId, config.model.base)) return;
+    throw new ValidationError([{ path: 'model.base', message: `"${config.model.base}" is ${MODEL_BASE_REFUSED}` }]);
   }
 
   /** A run of the caller's team, else 404 (another team's run is indistinguishable from none). */
@@ -175,6 +191,7 @@ export class RunsService {
     const checked = validateRunConfig(merge(src.config as RunConfig, req.config as never));
     if (!checked.ok) throw new ValidationError(checked.errors);
     const config = checked.config;
+    await this.checkModelBase(actor, config);
     const run = await insertRun(this.db, {
       teamId: actor.teamId,
       ownerId: actor.userId,

@@ -1,4 +1,5 @@
 import {
+  assertLease,
   insertTrajectories,
   pgText,
   releaseRun,
@@ -44,6 +45,7 @@ export class DbSink implements TrainSink {
     const lease = this.lease;
     if (lease !== undefined && u.status === 'cancelled' && u.stopReason === WORKER_SHUTDOWN) {
       // checkpointed for a shutdown: back to the queue (or cancelled, if a cancel came meanwhile)
+      await this.log('warn', `requeued at step ${u.step} (worker shutting down): the next worker resumes it from its checkpoint`);
       await this.retry(() => releaseRun(this.db, this.runId, lease, u.step));
       await this.notify({ type: 'status' });
       return;
@@ -102,10 +104,17 @@ export class DbSink implements TrainSink {
     await this.retry(() => storeCheckpoint(this.db, this.runId, p.step, files, { lease: this.lease }));
   }
 
-  /** Log lines are not fenced: an old owner may still say in the run's log why it stopped. */
+  /** Log lines are fenced like every other write: a worker that lost the lease writes none (LeaseLostError). */
   async log(level: 'info' | 'warn' | 'error', message: string, code?: string): Promise<void> {
+    const data = { runId: this.runId, level, message: pgText(message), ...(code ? { code } : {}) };
+    const lease = this.lease;
     const row = await this.retry(() =>
-      this.db.runLog.create({ data: { runId: this.runId, level, message: pgText(message), ...(code ? { code } : {}) } }),
+      lease === undefined
+        ? this.db.runLog.create({ data })
+        : this.db.$transaction(async (tx) => {
+            await assertLease(tx, this.runId, lease);
+            return tx.runLog.create({ data });
+          }),
     );
     await this.notify({ type: 'log', id: String(row.id) });
   }

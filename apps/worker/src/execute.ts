@@ -1,8 +1,9 @@
-import { heartbeatRun, isLeaseLost, latestCheckpointFiles, type Db, type Run } from '@starpo/db';
+import { databaseUrlOf, isLeaseLost, latestCheckpointFiles, startRunHeartbeat, type Db, type Run } from '@starpo/db';
 import { runConfigSchema } from '@starpo/contracts';
-import { baseWeightsChecksum, backendInfo, loadBaseModel, shippedBaseDir, startPool, train, type TrainResult } from '@starpo/trainer';
+import { backendInfo, startPool, train, type TrainResult } from '@starpo/trainer';
+import { loadRunBase } from './base-model.js';
 import { DbSink, WORKER_SHUTDOWN } from './db-sink.js';
-import { executePretrain, materializeBaseModel } from './pretrain-job.js';
+import { executePretrain } from './pretrain-job.js';
 
 export const USER_CANCEL = 'cancelled by user';
 /** Stop reason of a run whose lease moved on (requeued by a sweep, claimed by another worker, deleted). */
@@ -27,42 +28,33 @@ export async function executeRun(
   if (signal.aborted) onOuter();
   signal.addEventListener('abort', onOuter, { once: true });
   let lost = false;
-  let done = false;
-  let inFlight = false;
-  const poll = setInterval(() => {
-    // one at a time: while the trainer computes, the event loop turns slowly, and stacked polls would exhaust the pool
-    if (inFlight) return;
-    inFlight = true;
-    heartbeatRun(db, run.id, lease)
-      .then((r) => {
-        if (done) return;
-        if (!r) {
-          lost = true;
-          if (!stop.signal.aborted || stop.signal.reason !== LEASE_LOST) stop.abort(LEASE_LOST);
-        } else if (r.cancelRequested && !stop.signal.aborted) {
-          log(`run ${run.id}: cancel requested; stopping it`);
-          void new DbSink(db, run.id)
-            .log('warn', 'cancel requested by the user: stopping the current phase, with a checkpoint')
-            .catch(() => {});
-          stop.abort(USER_CANCEL);
-        }
-      })
-      .catch(() => {}) // a database blip: try again next tick
-      .finally(() => (inFlight = false));
-  }, opts.cancelPollMs ?? 2000);
+  const databaseUrl = databaseUrlOf(db);
+  if (!databaseUrl) throw new Error('executeRun needs a database client made by createDb');
+  // from a thread of its own: a trainer or an environment holding this event loop cannot starve it
+  const heartbeat = startRunHeartbeat({ databaseUrl, runId: run.id, lease, everyMs: opts.cancelPollMs ?? 2000 }, (r) => {
+    if (r.lost) {
+      lost = true;
+      if (!stop.signal.aborted || stop.signal.reason !== LEASE_LOST) stop.abort(LEASE_LOST);
+    } else if (r.cancelRequested && !stop.signal.aborted) {
+      log(`run ${run.id}: cancel requested; stopping it`);
+      void new DbSink(db, run.id, lease)
+        .log('warn', 'cancel requested by the user: stopping the current phase, with a checkpoint')
+        .catch(() => {});
+      stop.abort(USER_CANCEL);
+    }
+  });
   try {
     if (run.kind === 'pretrain') return await executePretrain(db, run, log);
     return await executeTraining(db, run, stop.signal, log, opts.worker);
   } catch (e) {
     if (!isLeaseLost(e) && !lost) throw e;
     // Another worker owns the run now (or it was requeued or deleted): nothing more may be written for it.
+    // Its own log only: the run's log belongs to the new owner, which records the takeover as it resumes.
     const msg = `lost the lease on run ${run.id} (lease ${lease}): it was requeued, taken over by another worker or deleted; stopped it without writing further data`;
     console.error(`${process.env.WORKER_NAME ?? `worker ${process.pid}`}: ${msg}`);
-    await new DbSink(db, run.id).log('warn', `worker ${process.env.WORKER_NAME ?? process.pid} ${msg}`).catch(() => {});
     return { status: 'cancelled', step: run.currentStep, stopReason: LEASE_LOST };
   } finally {
-    done = true;
-    clearInterval(poll);
+    await heartbeat.stop();
     signal.removeEventListener('abort', onOuter);
   }
 }
@@ -91,15 +83,7 @@ async function executeTraining(
       validationSeconds: null,
     });
     const ckpt = await latestCheckpointFiles(db, run.id);
-    const stored = await materializeBaseModel(db, run.teamId, config.model.base);
-    let base;
-    let sha: string | null;
-    try {
-      base = loadBaseModel(config.model.base, config.training.seed, () => stored?.dir);
-      sha = baseWeightsChecksum(stored?.dir ?? shippedBaseDir(config.model.base) ?? config.model.base);
-    } finally {
-      stored?.cleanup(); // the weights are in memory now
-    }
+    const { bundle: base, sha } = await loadRunBase(db, run.teamId, config.model.base, config.training.seed);
     log(
       `run ${run.id} (${run.name}): ${config.env.name}, ${config.algorithm.advEstimator}, ${config.training.steps} steps${ckpt ? `, resuming from step ${ckpt.step}` : ''}`,
     );

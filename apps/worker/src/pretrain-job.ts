@@ -110,6 +110,7 @@ export async function materializeBaseModel(db: Db, teamId: string, name: string)
   if (!bm?.runId) return null;
   const files = await db.checkpoint.findMany({ where: { runId: bm.runId, step: 0 } });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'starpo-base-'));
-  for (const f of files) writeFileSync(path.join(dir, f.kind), await readCheckpointFile(db, f.id));
+  // a stored kind is a plain file name (model.safetensors, ...); basename keeps any other inside the folder
+  for (const f of files) writeFileSync(path.join(dir, path.basename(f.kind)), await readCheckpointFile(db, f.id));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -84,7 +84,7 @@ describe('worker executes a queued run through the database sink', () => {
     expect(result.status).toBe('failed');
     expect(await db.run.findUniqueOrThrow({ where: { id: run.id } })).toMatchObject({
       status: 'failed',
-      error: expect.stringMatching(/not found/),
+      error: expect.stringMatching(/is not a shipped base/),
     });
   });
 });

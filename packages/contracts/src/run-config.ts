@@ -208,7 +208,9 @@ const modelSchema = z
       .string()
       .min(1)
       .default('starpo-tiny/tiny')
-      .describe('Base model: a stored base model name, a local Hugging Face folder, or starpo-tiny/<size> from scratch'),
+      .describe(
+        'Base model: a shipped base (starpo-base/…), a base model of the team, an absolute folder under the MODEL_ROOTS the deployment sets, or starpo-tiny/<size> from scratch',
+      ),
     backend: z.enum(BACKENDS).default('auto'),
     device: z.enum(['any', 'gpu']).default('any').describe('gpu: only a GPU worker may claim the run'),
   })
@@ -267,6 +269,10 @@ export const runConfigSchema = runConfigInput
         message: `must be at most maxActionsPerTraj (${c.rollout.maxActionsPerTraj})`,
       });
     }
+    // A rollout resets envGroups seeds at once (validation: chunks of up to 64), one generation per seed.
+    const resets = Math.max(c.rollout.envGroups, Math.min(c.rollout.validation.size, 64));
+    const generation = getEnvDefinition(c.env.name).rolloutGenerationIssue?.(c.env.config as never, resets);
+    if (generation) ctx.addIssue({ code: 'custom', path: ['env', 'config', ...generation.path], message: generation.message });
     if (['grpo', 'gigpo'].includes(c.algorithm.advEstimator) && c.rollout.groupSize < 2) {
       ctx.addIssue({
         code: 'custom',

@@ -28,7 +28,7 @@ const envMs = (name: string, fallback: number) => {
 /** A Prisma client over node-postgres (no Rust engine, works offline), with connection and query timeouts. */
 export function createDb(databaseUrl: string, opts: DbOptions = {}): Db {
   const queryTimeout = opts.queryTimeoutMs ?? envMs('DB_QUERY_TIMEOUT_MS', 30_000);
-  return new PrismaClient({
+  const db = new PrismaClient({
     adapter: new PrismaPg({
       connectionString: databaseUrl,
       max: opts.max ?? 10,
@@ -42,4 +42,13 @@ export function createDb(databaseUrl: string, opts: DbOptions = {}): Db {
       keepAlive: true,
     }),
   });
+  urls.set(db, databaseUrl);
+  return db;
+}
+
+const urls = new WeakMap<Db, string>();
+
+/** The URL a client was made with (createDb), for a connection of another thread's own. */
+export function databaseUrlOf(db: Db): string | undefined {
+  return urls.get(db);
 }

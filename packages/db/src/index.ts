@@ -18,3 +18,5 @@ export * from './queries/events.js';
 export * from './queue.js';
 export * from './connection-errors.js';
 export * from './sweeper.js';
+export * from './model-base.js';
+export * from './heartbeat.js';

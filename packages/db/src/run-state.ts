@@ -171,13 +171,23 @@ export interface SweepResult {
  * when a cancel was requested. The lease epoch rises, so the old owner can no longer write.
  */
 export async function sweepStaleRuns(db: Db, staleAfterMs: number): Promise<SweepResult> {
+  // the run's log says why, in the same statement: the interruption as it was
   const rows = await db.$queryRawUnsafe<{ id: string; status: string }[]>(
-    `UPDATE runs SET ${REQUEUE_OR_CANCEL},
-       stop_reason = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled by user' ELSE stop_reason END,
-       finished_at = CASE WHEN cancel_requested_at IS NOT NULL THEN now() ELSE finished_at END
-     WHERE status IN (${sqlList(RUN_TRANSITIONS.sweep.from)}) AND kind IN (${sqlList(RUN_TRANSITIONS.sweep.kinds)})
-       AND heartbeat_at < now() - ($1::int * interval '1 millisecond')
-     RETURNING id, status::text`,
+    `WITH swept AS (
+       UPDATE runs SET ${REQUEUE_OR_CANCEL},
+         stop_reason = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled by user' ELSE stop_reason END,
+         finished_at = CASE WHEN cancel_requested_at IS NOT NULL THEN now() ELSE finished_at END
+       WHERE status IN (${sqlList(RUN_TRANSITIONS.sweep.from)}) AND kind IN (${sqlList(RUN_TRANSITIONS.sweep.kinds)})
+         AND heartbeat_at < now() - ($1::int * interval '1 millisecond')
+       RETURNING id, status::text AS status, current_step
+     ), logged AS (
+       INSERT INTO run_logs (run_id, level, message)
+       SELECT id, 'warn', CASE WHEN status = 'queued'
+         THEN 'requeued at step ' || current_step || ': no heartbeat from its worker for ' || ($1::int / 1000) || ' s; the next worker resumes it from its checkpoint'
+         ELSE 'cancelled at step ' || current_step || ': no heartbeat from its worker for ' || ($1::int / 1000) || ' s after a cancel was asked for' END
+       FROM swept
+     )
+     SELECT id, status FROM swept`,
     staleAfterMs,
   );
   return {

@@ -137,6 +137,15 @@ describe('run state changes follow RUN_TRANSITIONS', () => {
     }
     expect(swept.cancelled).toEqual([asked.id]);
     expect(await statusOf(asked.id)).toBe('cancelled');
+    // each swept run's log says what happened to it, and no other run's log gets a line
+    const logs = await db.runLog.findMany({ where: { message: { contains: 'no heartbeat from its worker' } } });
+    expect(logs.map((l) => l.runId).sort()).toEqual([...swept.requeued, ...swept.cancelled].sort());
+    expect(logs.find((l) => l.runId === asked.id)!.message).toBe(
+      'cancelled at step 0: no heartbeat from its worker for 30 s after a cancel was asked for',
+    );
+    expect(logs.find((l) => l.runId === swept.requeued[0])!.message).toMatch(
+      /^requeued at step 0: no heartbeat from its worker for 30 s; /,
+    );
     for (const s of ['queued', 'cancelled'] as const) expect(RUN_TRANSITIONS.sweep.to).toContain(s);
   });
 

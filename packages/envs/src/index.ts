@@ -10,7 +10,7 @@ export * from './frozenlake/observation.js';
 export * from './shaping.js';
 export { BUILTIN_ENV_NAMES, type BuiltinEnvName } from './builtins.js';
 export * from './sokoban/env.js';
-export { generateRoom, GenerationFailed } from './sokoban/generate.js';
+export { generateRoom, GenerationBudgetExceeded, GenerationFailed, GENERATION_WORK_LIMIT } from './sokoban/generate.js';
 export * from './sokoban/solver.js';
 export * from './frozenlake/env.js';
 export * from './frozenlake/moves.js';

@@ -19,6 +19,12 @@ export interface EnvDefinition<S extends z.ZodObject = z.ZodObject, Snap extends
   parseObservation(text: string): ObservationParse<Snap>;
   /** Shape of a stored snapshot that can be drawn and diagnosed. */
   snapshotSchema: z.ZodType<Snap>;
+  /**
+   * Why a rollout that resets `resets` environments of distinct seeds at once would cost more
+   * than ROLLOUT_GENERATION_LIMIT allows, naming the setting to lower; null when affordable.
+   * Absent for environments whose reset is cheap.
+   */
+  rolloutGenerationIssue?(config: z.infer<S>, resets: number): { path: string[]; message: string } | null;
 }
 
 const registry = new Map<string, EnvDefinition>();

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SokobanEnv, solveSokoban, type SokobanSnapshot } from '../src/index.js';
+import { Rng } from '../src/rng.js';
+import { World } from '../src/diagnostics/index.js';
+import { GenerationBudgetExceeded, SokobanEnv, generateRoom, getEnvDefinition, solveSokoban, type SokobanSnapshot } from '../src/index.js';
 
 const board = (fixed: string[], boxes: [number, number][], player: [number, number]): SokobanSnapshot => ({
   env: 'sokoban',
@@ -203,5 +205,48 @@ describe('sokoban generation', () => {
       expect(env.snapshot().boxes).toHaveLength(2);
       expect(solveSokoban(env.snapshot()), `seed ${seed}`).not.toBeNull();
     }
+  });
+});
+
+describe('sokoban generation budget', () => {
+  // The config that once held the API's event loop for 49 s: every value inside the field bounds.
+  const HEAVY = { rows: 16, cols: 16, numBoxes: 4, searchDepth: 1000, maxExploredStates: 1_000_000 };
+
+  it('the config schema refuses a room generation that could outrun a reset, naming what to lower', () => {
+    const r = getEnvDefinition('sokoban').configSchema.safeParse(HEAVY);
+    expect(r.success).toBe(false);
+    expect(r.error!.issues).toHaveLength(1);
+    expect(r.error!.issues[0]!.path).toEqual(['maxExploredStates']);
+    expect(r.error!.issues[0]!.message).toMatch(/lower maxExploredStates to 15625 or less/);
+  });
+
+  it('keeps the defaults and small rooms at any maxExploredStates, where the room bounds the search', () => {
+    const schema = getEnvDefinition('sokoban').configSchema;
+    expect(schema.safeParse({}).success).toBe(true);
+    expect(schema.safeParse({ rows: 8, cols: 8, numBoxes: 2 }).success).toBe(true);
+    expect(schema.safeParse({ rows: 6, cols: 6, numBoxes: 2, maxExploredStates: 1_000_000 }).success).toBe(true);
+    expect(schema.safeParse({ ...HEAVY, maxExploredStates: 15_625 }).success).toBe(true);
+  });
+
+  it('stops a search past its state budget with GenerationBudgetExceeded (not a reseed)', () => {
+    const budget = { remaining: 500 };
+    expect(() => generateRoom(new Rng(1), { ...HEAVY, budget })).toThrow(GenerationBudgetExceeded);
+    expect(budget.remaining).toBe(-1);
+  });
+
+  it('the largest 16×16 room the schema admits resets within seconds', () => {
+    const env = new SokobanEnv({ ...HEAVY, maxExploredStates: 15_625 });
+    const started = performance.now();
+    env.reset(1);
+    expect(env.snapshot().boxes).toHaveLength(4);
+    // 0.5 s on average, up to 2 s, on a busy 2-core machine; before the budget, the 1,000,000-state config took 49 s
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('a stored large room can still be simulated by the reasoning checks (no generation there)', () => {
+    const env = new SokobanEnv({ rows: 12, cols: 12, numBoxes: 3, maxExploredStates: 5_000 });
+    env.reset(3);
+    const worlds = new World(env.snapshot()).simulate(['Up', 'Left']);
+    expect(worlds).toHaveLength(2);
   });
 });

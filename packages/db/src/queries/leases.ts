@@ -1,5 +1,6 @@
 import type { Db } from '../client.js';
 import { Prisma } from '../generated/prisma/client.js';
+import { HEARTBEAT_SQL } from './heartbeat-sql.js';
 
 /** A worker wrote for a run whose lease it no longer holds (the run was requeued, taken over, or deleted). */
 export class LeaseLostError extends Error {
@@ -29,12 +30,7 @@ export async function assertLease(tx: Prisma.TransactionClient, runId: string, l
  * when the lease is gone, else whether a cancel was requested.
  */
 export async function heartbeatRun(db: Db, runId: string, lease: number): Promise<{ cancelRequested: boolean } | null> {
-  const rows = await db.$queryRawUnsafe<{ cancel: boolean }[]>(
-    `UPDATE runs SET heartbeat_at = now() WHERE id = $1::uuid AND lease_epoch = $2 AND status = 'running'
-     RETURNING cancel_requested_at IS NOT NULL AS cancel`,
-    runId,
-    lease,
-  );
+  const rows = await db.$queryRawUnsafe<{ cancel: boolean }[]>(HEARTBEAT_SQL, runId, lease);
   return rows[0] ? { cancelRequested: rows[0].cancel } : null;
 }
 

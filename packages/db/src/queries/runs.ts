@@ -129,3 +129,43 @@ export async function touchExternalRun(db: Db, id: string, step: number): Promis
   await db.run.update({ where: { id }, data: { heartbeatAt: new Date() } });
   await db.run.updateMany({ where: { id, currentStep: { lt: step } }, data: { currentStep: step } });
 }
+
+/** How long POST /api/runs remembers an Idempotency-Key: a retry within it gets the first run back. */
+export const IDEMPOTENCY_TTL_HOURS = 24;
+
+class KeyTaken extends Error {}
+
+/**
+ * Insert a run under an idempotency key of its team, or, when the key created a run within the
+ * last IDEMPOTENCY_TTL_HOURS, return that one (`created: false`). The key is claimed in the run's
+ * transaction, on the table's primary key, so two concurrent requests with one key create one run.
+ */
+export async function insertRunOnce(
+  db: Db,
+  teamId: string,
+  key: string,
+  data: Prisma.RunUncheckedCreateInput,
+): Promise<{ run: Run; created: boolean }> {
+  try {
+    const run = await db.$transaction(async (tx) => {
+      const run = await tx.run.create({ data });
+      const claimed = await tx.$queryRawUnsafe<{ run_id: string }[]>(
+        `INSERT INTO run_idempotency_keys (team_id, key, run_id) VALUES ($1::uuid, $2, $3::uuid)
+         ON CONFLICT (team_id, key) DO UPDATE SET run_id = excluded.run_id, created_at = now()
+           WHERE run_idempotency_keys.created_at < now() - make_interval(hours => $4)
+         RETURNING run_id`,
+        teamId,
+        key,
+        run.id,
+        IDEMPOTENCY_TTL_HOURS,
+      );
+      if (claimed.length === 0) throw new KeyTaken(); // rolls the new run back
+      return run;
+    });
+    return { run, created: true };
+  } catch (e) {
+    if (!(e instanceof KeyTaken)) throw e;
+    const first = await db.runIdempotencyKey.findUniqueOrThrow({ where: { teamId_key: { teamId, key } }, include: { run: true } });
+    return { run: first.run, created: false };
+  }
+}

@@ -88,7 +88,8 @@ export class World {
     const s = this.snap;
     const env =
       s.env === 'sokoban'
-        ? new SokobanEnv({ rows: this.rows, cols: this.cols, numBoxes: Math.max(1, Math.min(4, s.boxes.length)) })
+        ? // restored below, never generated: the smallest search keeps every room size within the generation budget
+          new SokobanEnv({ rows: this.rows, cols: this.cols, numBoxes: Math.max(1, Math.min(4, s.boxes.length)), maxExploredStates: 100 })
         : new FrozenLakeEnv({ size: this.rows, successRate: 1 });
     (env as { restore(x: EnvSnapshot): void }).restore({ ...s, done: false } as EnvSnapshot);
     const out: World[] = [];

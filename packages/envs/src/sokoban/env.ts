@@ -4,7 +4,20 @@ import { actionIndex, unchangedStep } from '../step.js';
 import type { Env, SokobanSnapshot, StepResult } from '../types.js';
 import { shapingScaleSchema } from '../shaping.js';
 import { SOKOBAN_ACTIONS } from './actions.js';
-import { BOX, BOX_ON_TARGET, DELTAS, FLOOR, GenerationFailed, PLAYER, TARGET, WALL, generateRoom } from './generate.js';
+import {
+  BOX,
+  BOX_ON_TARGET,
+  DELTAS,
+  FLOOR,
+  GenerationFailed,
+  PLAYER,
+  TARGET,
+  WALL,
+  generateRoom,
+  generationStateBudget,
+  searchStateLimit,
+  worstCaseExploredStates,
+} from './generate.js';
 import { solveSokoban } from './solver.js';
 
 export const sokobanConfigSchema = z
@@ -24,7 +37,19 @@ export const sokobanConfigSchema = z
       ),
     shapingScale: shapingScaleSchema,
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    // A config whose searches could outrun the budget of a reset is refused up front.
+    const limit = searchStateLimit(c.rows, c.cols);
+    const states = worstCaseExploredStates(c);
+    if (states > limit) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['maxExploredStates'],
+        message: `room generation may explore ${states} states per search of a ${c.rows}×${c.cols} room, more than a reset can afford; lower maxExploredStates to ${limit} or less (or use a smaller room, fewer boxes or a lower searchDepth)`,
+      });
+    }
+  });
 export type SokobanConfig = z.infer<typeof sokobanConfigSchema>;
 
 export { SOKOBAN_ACTIONS };
@@ -33,6 +58,35 @@ export const SOKOBAN_LEGEND = '#: wall, _: empty, O: target, √: box on target,
 /** Symbols for the room-state codes, with 6 = player on target. */
 const SYMBOLS = ['#', '_', 'O', '√', 'X', 'P', 'S'];
 const MAX_RESEEDS = 50;
+
+/**
+ * Rooms generated lately, by generation settings and seed. Generation is deterministic and the
+ * costliest part of a reset, and a rollout resets groupSize environments on each seed.
+ */
+const recentRooms = new Map<string, { structure: Uint8Array; state: Uint8Array }>();
+const RECENT_ROOMS = 512;
+
+function generatedRoom(config: SokobanConfig, seed: number): { structure: Uint8Array; state: Uint8Array } {
+  const { rows, cols, numBoxes, searchDepth, maxExploredStates } = config;
+  const key = `${rows},${cols},${numBoxes},${searchDepth},${maxExploredStates},${seed}`;
+  const known = recentRooms.get(key);
+  if (known) return known;
+  // One budget for every try and reseed, so no seed can make a reset run on (GenerationBudgetExceeded).
+  const budget = { remaining: generationStateBudget(rows, cols) };
+  // Like RAGEN, a seed whose generation fails is retried with a seed derived from it.
+  let attemptSeed = seed;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const room = generateRoom(new Rng(attemptSeed), { rows, cols, numBoxes, searchDepth, maxExploredStates, budget });
+      if (recentRooms.size >= RECENT_ROOMS) recentRooms.delete(recentRooms.keys().next().value!);
+      recentRooms.set(key, { structure: room.structure, state: room.state });
+      return room;
+    } catch (e) {
+      if (!(e instanceof GenerationFailed) || attempt >= MAX_RESEEDS) throw e;
+      attemptSeed = deriveSeed(seed, attempt + 1);
+    }
+  }
+}
 
 export class SokobanEnv implements Env<SokobanSnapshot> {
   readonly name = 'sokoban';
@@ -58,20 +112,9 @@ export class SokobanEnv implements Env<SokobanSnapshot> {
   }
 
   reset(seed: number): string {
-    const { rows, cols, numBoxes, searchDepth, maxExploredStates } = this.config;
-    // Like RAGEN, a seed whose generation fails is retried with a seed derived from it.
-    let attemptSeed = seed;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const room = generateRoom(new Rng(attemptSeed), { rows, cols, numBoxes, searchDepth, maxExploredStates });
-        this.structure = room.structure;
-        this.state = room.state;
-        break;
-      } catch (e) {
-        if (!(e instanceof GenerationFailed) || attempt >= MAX_RESEEDS) throw e;
-        attemptSeed = deriveSeed(seed, attempt + 1);
-      }
-    }
+    const room = generatedRoom(this.config, seed);
+    this.structure = room.structure.slice();
+    this.state = room.state.slice();
     this.steps = 0;
     this._done = false;
     this.boxesOnTarget = countBoxesOnTarget(this.state);

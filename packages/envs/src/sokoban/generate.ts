@@ -41,6 +41,16 @@ export interface GenerateOptions {
   tries?: number;
   /** RAGEN's extra random player walk after reverse play. */
   randomPlayerMoves?: boolean;
+  /**
+   * States the reverse-play searches may still explore, shared across tries (and by the caller
+   * across reseeds): generation past it throws GenerationBudgetExceeded instead of running on.
+   */
+  budget?: StateBudget;
+}
+
+/** A count of reverse-play states left: deterministic, so a seed fails or succeeds alike everywhere. */
+export interface StateBudget {
+  remaining: number;
 }
 
 /** The five 3×3 floor masks of the gym-sokoban topology generator. */
@@ -58,7 +68,61 @@ const WALK_DIRECTIONS: readonly (readonly [number, number])[] = [
   [0, -1],
 ];
 
+// The WHATWG decoder of browsers and Node; this package compiles without DOM or Node types.
+declare const TextDecoder: new (label: string) => { decode(input: Uint8Array): string };
+/** Room states as strings for the explored set: one char per cell (codes 0–5 decode to U+0000–U+0005). */
+const CELL_CODES = new TextDecoder('latin1');
+
 export class GenerationFailed extends Error {}
+
+/**
+ * Reverse-play work one reset may do, in explored states × room cells: 32 M is 125,000 states of a
+ * 16×16 room, about 1.5 s on a busy 2-core machine, and far above what rooms up to 10×10 use.
+ */
+export const GENERATION_WORK_LIMIT = 32_000_000;
+
+/**
+ * Room generation one rollout may do at once (its resets run back to back, holding the worker's
+ * event loop): 4 resets' worth, about 6 s on a busy 2-core machine, so a cancel lands within 10 s.
+ */
+export const ROLLOUT_GENERATION_LIMIT = 4 * GENERATION_WORK_LIMIT;
+
+/** The states one reset may explore in a rows × cols room (all tries and reseeds together). */
+export function generationStateBudget(rows: number, cols: number): number {
+  return Math.floor(GENERATION_WORK_LIMIT / (rows * cols));
+}
+
+/**
+ * Searches a reset's budget must leave room for: in large rooms a deep search often ends with every
+ * box still on its target (score 0), and generation tries another topology or seed.
+ */
+export const SEARCHES_PER_RESET = 8;
+
+/** The largest search (explored states) a config may ask for in a rows × cols room. */
+export function searchStateLimit(rows: number, cols: number): number {
+  return Math.floor(generationStateBudget(rows, cols) / SEARCHES_PER_RESET);
+}
+
+/**
+ * The most states one reverse-play search of this config can explore: its maxExploredStates, or
+ * fewer where the room's interior (player cell × box cells) or the depth limit allow fewer.
+ */
+export function worstCaseExploredStates(
+  opts: Pick<GenerateOptions, 'rows' | 'cols' | 'numBoxes' | 'searchDepth' | 'maxExploredStates'>,
+): number {
+  const interior = (opts.rows - 2) * (opts.cols - 2);
+  let placements = interior;
+  for (let k = 0; k < opts.numBoxes; k++) placements = (placements * (interior - 1 - k)) / (k + 1);
+  // the search explores depth levels 0 … searchDepth − 2, four moves at each
+  const byDepth = opts.searchDepth < 20 ? (4 ** (opts.searchDepth - 1) - 1) / 3 : Infinity;
+  return Math.min(opts.maxExploredStates, Math.max(0, Math.round(placements)), byDepth);
+}
+
+/** Generation explored more states than its budget allows: the config asks for more than a reset may cost. */
+export class GenerationBudgetExceeded extends Error {
+  /** The config setting to lower. */
+  readonly setting = 'maxExploredStates';
+}
 
 /** Random-walk topology: stamps 3×3 floor masks along a walk, then walls the border. */
 export function roomTopology(rng: Rng, rows: number, cols: number, numSteps: number, pChange: number): Uint8Array {
@@ -111,6 +175,7 @@ interface SearchState {
   bestMapping: Map<number, number> | null;
   numBoxes: number;
   maxExplored: number;
+  budget: StateBudget | undefined;
 }
 
 function displacement(mapping: Map<number, number>, cols: number): number {
@@ -145,7 +210,7 @@ function reverseSearch(
 ): void {
   ttl -= 1;
   if (ttl <= 0 || s.explored.size >= s.maxExplored) return;
-  const key = String.fromCharCode(...state);
+  const key = CELL_CODES.decode(state);
   if (s.explored.has(key)) return;
   let score = boxSwaps * displacement(mapping, cols);
   if (countCode(state, TARGET) !== s.numBoxes) score = 0;
@@ -155,24 +220,30 @@ function reverseSearch(
     s.bestMapping = mapping;
   }
   s.explored.add(key);
+  if (s.budget && --s.budget.remaining < 0) {
+    throw new GenerationBudgetExceeded(
+      'room generation explored more states than its budget; lower maxExploredStates, numBoxes or the room size',
+    );
+  }
   const player = state.indexOf(PLAYER);
   for (const [dr, dc] of DELTAS) {
-    const next = state.slice();
-    const nextMapping = new Map(mapping);
-    let pulled = lastPull;
     const dest = player + dr * cols + dc;
-    if (next[dest] === FLOOR || next[dest] === TARGET) {
-      next[player] = structure[player]!;
-      next[dest] = PLAYER;
-      const behind = player - dr * cols - dc;
-      if (next[behind] === BOX || next[behind] === BOX_ON_TARGET) {
-        next[player] = BOX_ON_TARGET;
-        next[behind] = structure[behind]!;
-        for (const [target, box] of nextMapping) {
-          if (box === behind) {
-            nextMapping.set(target, player);
-            pulled = target;
-          }
+    // A blocked move leaves this state, already explored: gym-sokoban's call for it returns at once.
+    if (state[dest] !== FLOOR && state[dest] !== TARGET) continue;
+    const next = state.slice();
+    let nextMapping = mapping;
+    let pulled = lastPull;
+    next[player] = structure[player]!;
+    next[dest] = PLAYER;
+    const behind = player - dr * cols - dc;
+    if (next[behind] === BOX || next[behind] === BOX_ON_TARGET) {
+      next[player] = BOX_ON_TARGET;
+      next[behind] = structure[behind]!;
+      nextMapping = new Map(mapping);
+      for (const [target, box] of nextMapping) {
+        if (box === behind) {
+          nextMapping.set(target, player);
+          pulled = target;
         }
       }
     }
@@ -227,6 +298,7 @@ export function generateRoom(rng: Rng, opts: GenerateOptions): Room {
       bestMapping: null,
       numBoxes,
       maxExplored: opts.maxExploredStates,
+      budget: opts.budget,
     };
     reverseSearch(search, start, structure, cols, mapping, 0, -1, opts.searchDepth);
     if (search.bestScore > 0 && search.bestState) {

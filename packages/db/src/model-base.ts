@@ -1,0 +1,63 @@
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
+import { shippedBase } from '@starpo/contracts';
+import type { Db } from './client.js';
+
+/**
+ * Where `model.base` may point: a random init (`starpo-tiny/<size>`), a shipped base, a base model
+ * of the team (or the deployment's shared ones), or a folder under one of the MODEL_ROOTS.
+ */
+export type ModelBaseRef = { kind: 'scratch' } | { kind: 'shipped' } | { kind: 'stored' } | { kind: 'folder'; dir: string };
+
+/** The one answer for any other value: it says nothing of whether a path exists or what it holds. */
+export const MODEL_BASE_REFUSED =
+  'not a shipped base (starpo-base/…), starpo-tiny/<size>, a base model of this team, or an absolute folder under MODEL_ROOTS';
+
+/** MODEL_ROOTS: absolute folders (separated by the platform's path delimiter) that runs may load model folders from; none by default. */
+export function modelRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.MODEL_ROOTS ?? '')
+    .split(path.delimiter)
+    .filter((r) => r !== '' && path.isAbsolute(r))
+    .map((r) => path.resolve(r));
+}
+
+const within = (root: string, p: string) => {
+  const rel = path.relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+};
+
+/**
+ * What `model.base` names for this team, or null when it may not be loaded. Decided from the
+ * name, the database and the text of the path alone: no file is touched (the launch check).
+ */
+export async function classifyModelBase(db: Db, teamId: string, base: string, roots = modelRoots()): Promise<ModelBaseRef | null> {
+  if (/^starpo-tiny\/\w+$/.test(base)) return { kind: 'scratch' };
+  if (shippedBase(base)) return { kind: 'shipped' };
+  if (path.isAbsolute(base)) {
+    const dir = path.resolve(base); // `..` folded away before the root check
+    return roots.some((r) => within(r, dir)) ? { kind: 'folder', dir } : null;
+  }
+  const stored = await db.baseModel.findFirst({ where: { OR: [{ teamId }, { teamId: null }], name: base }, select: { id: true } });
+  return stored ? { kind: 'stored' } : null;
+}
+
+/**
+ * The folder's real path when it lies under a root once symlinks are followed, else null (also
+ * when it does not exist: the caller answers both alike). The worker's check just before loading.
+ */
+export function realFolderUnderRoots(dir: string, roots = modelRoots()): string | null {
+  let real: string;
+  try {
+    real = realpathSync(dir);
+  } catch {
+    return null;
+  }
+  const realRoots = roots.flatMap((r) => {
+    try {
+      return [realpathSync(r)];
+    } catch {
+      return [];
+    }
+  });
+  return realRoots.some((r) => within(r, real)) ? real : null;
+}
