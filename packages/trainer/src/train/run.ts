@@ -181,7 +181,9 @@ export class TrainRun {
 
   async finish(status: RunStatus, step: number, stopReason?: string): Promise<TrainResult> {
     const { critic, ref, actorOpt, criticOpt } = this.learners;
-    this.activity.log(status === 'cancelled' ? 'warn' : 'info', `run ${status} at step ${step}${stopReason ? ` (${stopReason})` : ''}`);
+    // a stop is a cancel or a hand-back (shutdown, lost lease): what follows is the caller's to say
+    const what = status === 'cancelled' ? 'stopped' : `run ${status}`;
+    this.activity.log(status === 'cancelled' ? 'warn' : 'info', `${what} at step ${step}${stopReason ? ` (${stopReason})` : ''}`);
     await this.activity.settled();
     await this.o.sink.status({ status, step, totalSteps: this.total, stopReason });
     critic?.dispose();
