@@ -116,12 +116,34 @@ describe.skipIf(!exe)('team settings, roles and run metadata in a real browser',
     await bob.click('button[type=submit]');
     await bob.waitForURL(`${sys.webUrl}/`);
     await poll(() => bob.getByTestId('who').textContent()).toContain('member');
-    // a member launches and edits, but may not delete the owner's run and sees no invite controls
+    // a member may not edit, cancel or delete the owner's run: disabled, with the reason as tooltip, and the API refuses too
     await bob.goto(`${sys.webUrl}/runs/${runId}`);
     await poll(() => bob.getByTestId('run-name').textContent()).toBe('owned by ada');
-    await poll(() => bob.getByTestId('edit-meta').isEnabled()).toBe(true); // once the role has loaded
-    expect(await bob.getByTestId('delete').isDisabled()).toBe(true);
-    expect(await bob.getByTestId('delete').locator('..').getAttribute('title')).toBe('only the run owner or a team owner may delete it');
+    await poll(() => bob.getByTestId('who').textContent()).toContain('member');
+    for (const [id, verb] of [
+      ['edit-meta', 'edit'],
+      ['cancel', 'cancel'],
+      ['delete', 'delete'],
+    ]) {
+      await poll(() => bob.getByTestId(id!).locator('..').getAttribute('title')).toBe(
+        `only the run's creator, a team owner or an administrator may ${verb} this run`,
+      );
+      expect(await bob.getByTestId(id!).isDisabled(), id).toBe(true);
+    }
+    const refused = await api(bob, 'PATCH', `/api/runs/${runId}`, { notes: 'bob was here' });
+    expect(refused).toMatchObject({ status: 403, body: { error: 'forbidden' } });
+    expect((await api(bob, 'POST', `/api/runs/${runId}/cancel`)).status).toBe(403);
+    // on his own run the same controls are his; the owner (Ada) may act on it as well
+    const bobs = (await api(bob, 'POST', '/api/runs', { name: 'owned by bob', external: true, config: { env: { name: 'sokoban' } } }))
+      .body as { id: string };
+    await bob.goto(`${sys.webUrl}/runs/${bobs.id}`);
+    await poll(() => bob.getByTestId('run-name').textContent()).toBe('owned by bob');
+    for (const id of ['edit-meta', 'cancel', 'delete']) await poll(() => bob.getByTestId(id).isEnabled()).toBe(true);
+    await owner.goto(`${sys.webUrl}/runs/${bobs.id}`);
+    await poll(() => owner.getByTestId('run-name').textContent()).toBe('owned by bob');
+    for (const id of ['edit-meta', 'cancel', 'delete']) await poll(() => owner.getByTestId(id).isEnabled()).toBe(true);
+    await owner.getByTestId('cancel').click();
+    await poll(() => owner.getByTestId('stop-reason').textContent()).toContain('cancelled by Ada');
     await bob.goto(`${sys.webUrl}/settings`);
     await poll(() => bob.getByTestId('member-row').count()).toBe(2);
     expect(await bob.getByTestId('invite-form').count()).toBe(0);

@@ -294,7 +294,7 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     await expect.poll(() => page.getByTestId('status').textContent(), { timeout: 120_000 }).toBe('running');
     await page.getByTestId('cancel').click();
     await expect.poll(() => page.getByTestId('status').textContent(), { timeout: 60_000 }).toBe('cancelled');
-    await expect.poll(() => page.getByTestId('stop-reason').textContent()).toContain('cancelled by user');
+    await expect.poll(() => page.getByTestId('stop-reason').textContent()).toContain('cancelled by Ada');
   });
   it('tracks the Python example: listed, boards rebuilt from its text, flagged at ingestion', async () => {
     await signedIn();

@@ -13,12 +13,14 @@ import {
   validateRunConfig,
   ValidationError,
   isFinishedStatus,
+  runOwnershipRefusal,
   type CheckpointInfo,
   type LogLine,
   type Page,
   type RunConfig,
   type RunDetail,
   type RunProgress,
+  type RunOwnerAction,
   type RunSummary,
 } from '@starpo/contracts';
 import {
@@ -111,6 +113,18 @@ export class RunsService {
     return run;
   }
 
+  /**
+   * A run of the caller's team that the caller may `action` (members: their own runs; team owners and
+   * administrators: any), else 404 or 403; with who the caller is, for the run's log.
+   */
+  private async owned(actor: Actor, id: string, action: RunOwnerAction): Promise<{ run: Run; by: string }> {
+    const run = await this.find(actor, id);
+    const user = await this.db.user.findUniqueOrThrow({ where: { id: actor.userId }, select: { name: true, email: true, isAdmin: true } });
+    const refusal = runOwnershipRefusal({ userId: actor.userId, role: actor.role, admin: user.isAdmin }, run, action);
+    if (refusal) throw new ForbiddenException(refusal);
+    return { run, by: user.name.trim() || user.email };
+  }
+
   async get(actor: Actor, id: string): Promise<RunDetail> {
     return this.detail(await this.find(actor, id));
   }
@@ -156,15 +170,15 @@ export class RunsService {
 
   async update(actor: Actor, id: string, body: unknown): Promise<RunDetail> {
     const req = parseInput(updateRunSchema, body);
-    await this.find(actor, id);
+    await this.owned(actor, id, 'edit');
     return this.detail(await updateRunMetadata(this.db, id, req));
   }
 
   /** Queued: cancelled at once. Running: the worker stops at its next phase boundary and checkpoints. */
   async cancel(actor: Actor, id: string): Promise<RunDetail> {
-    const run = await this.find(actor, id);
+    const { run, by } = await this.owned(actor, id, 'cancel');
     if (!canTransition('cancel', run.status)) throw new ConflictException(`run ${id} is ${run.status} already`);
-    await cancelRun(this.db, run);
+    await cancelRun(this.db, run, by);
     await this.notifyStatus(id);
     return this.get(actor, id);
   }
@@ -192,7 +206,7 @@ export class RunsService {
 
   /** A failed or cancelled run goes back to the queue; the worker continues from its last checkpoint. */
   async resume(actor: Actor, id: string): Promise<RunDetail> {
-    const run = await this.find(actor, id);
+    const { run } = await this.owned(actor, id, 'resume');
     if (run.kind === 'external') throw new ConflictException('an external run is fed by its own trainer; it cannot be resumed here');
     if (!(await resumeRun(this.db, id))) throw new ConflictException(`run ${id} is ${run.status}; only failed or cancelled runs resume`);
     await this.dispatch(run);
@@ -200,11 +214,9 @@ export class RunsService {
     return this.get(actor, id);
   }
 
-  /** The run's owner or a team owner, when `deletionRefusal` allows; cascades to all its data. */
+  /** The run's creator, a team owner or an administrator, when `deletionRefusal` allows; cascades to all its data. */
   async remove(actor: Actor, id: string): Promise<void> {
-    const run = await this.find(actor, id);
-    if (run.ownerId !== actor.userId && actor.role !== 'owner')
-      throw new ForbiddenException('only the run owner or a team owner may delete it');
+    const { run } = await this.owned(actor, id, 'delete');
     const refusal = deletionRefusal(run);
     if (refusal) throw new ConflictException(`run ${id} ${refusal}`);
     await deleteRun(this.db, id);

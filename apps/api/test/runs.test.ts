@@ -150,7 +150,7 @@ describe('runs over REST', () => {
     await t.http.patch(`/api/runs/${run.id}`).set('Authorization', owner.auth).send({ status: 'succeeded' }).expect(400);
 
     const cancelled = await post(`/api/runs/${run.id}/cancel`).expect(202);
-    expect(cancelled.body).toMatchObject({ status: 'cancelled', stopReason: 'cancelled by user' });
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', stopReason: 'cancelled by Owner' });
     expect((await post(`/api/runs/${run.id}/cancel`).expect(409)).body.error).toBe('conflict');
 
     const clone = await post(`/api/runs/${run.id}/clone`, { config: { training: { steps: 7 } } }).expect(201);

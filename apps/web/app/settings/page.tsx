@@ -79,7 +79,8 @@ export default function TeamSettingsPage() {
           </table>
         </div>
         <p className="muted">
-          Owners manage members and invites and may delete any run; members launch, edit, cancel and delete their own runs; viewers read.
+          Owners manage members and invites and may edit, cancel, resume and delete any run; members launch runs and edit, cancel, resume
+          and delete their own; viewers read.
         </p>
       </section>
       {ownerReason ? null : <Invites />}

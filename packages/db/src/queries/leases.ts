@@ -26,16 +26,20 @@ export async function assertLease(tx: Prisma.TransactionClient, runId: string, l
 
 /**
  * The owner's heartbeat on its run: refreshes `heartbeat_at` while `lease` holds. Returns null
- * when the lease is gone, else whether a cancel was requested.
+ * when the lease is gone, else whether a cancel was requested (and the stop reason it left, naming who).
  */
-export async function heartbeatRun(db: Db, runId: string, lease: number): Promise<{ cancelRequested: boolean } | null> {
-  const rows = await db.$queryRawUnsafe<{ cancel: boolean }[]>(
+export async function heartbeatRun(
+  db: Db,
+  runId: string,
+  lease: number,
+): Promise<{ cancelRequested: boolean; stopReason: string | null } | null> {
+  const rows = await db.$queryRawUnsafe<{ cancel: boolean; stop_reason: string | null }[]>(
     `UPDATE runs SET heartbeat_at = now() WHERE id = $1::uuid AND lease_epoch = $2 AND status = 'running'
-     RETURNING cancel_requested_at IS NOT NULL AS cancel`,
+     RETURNING cancel_requested_at IS NOT NULL AS cancel, stop_reason`,
     runId,
     lease,
   );
-  return rows[0] ? { cancelRequested: rows[0].cancel } : null;
+  return rows[0] ? { cancelRequested: rows[0].cancel, stopReason: rows[0].stop_reason } : null;
 }
 
 /** Update the run row only while `lease` holds (one statement, so atomic); throws LeaseLostError otherwise. Without a lease, only the row must exist. */

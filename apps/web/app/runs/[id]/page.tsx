@@ -76,9 +76,9 @@ export default function RunPage() {
         <StatusBadge status={run.status} cancelRequested={run.cancelRequested} />
         <span className="spacer" />
         {!finished ? (
-          <Gated reason={denied(me, 'cancel')}>
+          <Gated reason={denied(me, 'cancel', run)}>
             <button
-              disabled={cancelling || !!denied(me, 'cancel')}
+              disabled={cancelling || !!denied(me, 'cancel', run)}
               onClick={() => {
                 setCancelClicked(true);
                 void act(`/api/runs/${id}/cancel`).then((ok) => ok || setCancelClicked(false));
@@ -90,8 +90,8 @@ export default function RunPage() {
           </Gated>
         ) : null}
         {(RESUMABLE_STATUSES as readonly string[]).includes(run.status) && run.kind === 'train' ? (
-          <Gated reason={denied(me, 'resume')}>
-            <button onClick={() => act(`/api/runs/${id}/resume`)} disabled={!!denied(me, 'resume')}>
+          <Gated reason={denied(me, 'resume', run)}>
+            <button onClick={() => act(`/api/runs/${id}/resume`)} disabled={!!denied(me, 'resume', run)}>
               Resume
             </button>
           </Gated>
@@ -164,7 +164,7 @@ export default function RunPage() {
       ) : null}
       <WarningsPanel runId={id} codes={run.warnings} />
       {run.error ? <pre className="panel error">{run.error}</pre> : null}
-      <RunMeta run={run} denied={denied(me, 'edit')} onSaved={reload} />
+      <RunMeta run={run} denied={denied(me, 'edit', run)} onSaved={reload} />
       <nav className="tabs" role="tablist">
         {(['charts', 'trajectories', 'diagnostics', 'config', 'checkpoints', 'logs'] as Tab[]).map((t) => (
           <button key={t} role="tab" aria-selected={tab === t} className={tab === t ? 'active' : ''} onClick={() => setTab(t)}>
