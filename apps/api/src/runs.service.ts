@@ -30,6 +30,7 @@ import {
   deleteRun,
   deletionRefusal,
   findTeamRun,
+  firstMetricPoints,
   initialRunStatus,
   insertRun,
   listTeamRuns,
@@ -53,7 +54,8 @@ import { externalRunColumns } from './external-run.js';
 import { DB, QUEUE, SETTINGS, type ApiSettings } from './di-tokens.js';
 import { isUuid, parseInput } from './validation.js';
 
-const SUMMARY_KEYS = ['train/success', 'val/success', 'train/reward/mean', 'rollout/in_group_reward_std', 'train/entropy'];
+const VAL_SUCCESS = 'val/success';
+const SUMMARY_KEYS = ['train/success', VAL_SUCCESS, 'train/reward/mean', 'rollout/in_group_reward_std', 'train/entropy'];
 
 @Injectable()
 export class RunsService {
@@ -158,12 +160,15 @@ export class RunsService {
     const ids = page.map((r) => r.id);
     const sums = await runSummaryMetrics(this.db, ids, keys);
     const warnings = await runWarningCodes(this.db, ids);
+    const starts = await firstMetricPoints(this.db, ids, VAL_SUCCESS);
     return page.map((r) =>
       summary(
         r,
         sums.filter((s) => s.runId === r.id),
         this.settings.externalStaleMs,
         warnings.get(r.id),
+        null,
+        starts.get(r.id),
       ),
     );
   }
@@ -256,8 +261,9 @@ export class RunsService {
   async detail(run: Run): Promise<RunDetail> {
     const sums = await runSummaryMetrics(this.db, [run.id], SUMMARY_KEYS);
     const warnings = (await runWarningCodes(this.db, [run.id])).get(run.id);
+    const start = (await firstMetricPoints(this.db, [run.id], VAL_SUCCESS)).get(run.id);
     return {
-      ...summary(run, sums, this.settings.externalStaleMs, warnings, await queuePosition(this.db, run)),
+      ...summary(run, sums, this.settings.externalStaleMs, warnings, await queuePosition(this.db, run), start),
       config: run.config as Record<string, unknown>,
       webUrl: `${this.settings.webOrigin.split(',')[0]!.trim()}/runs/${run.id}`,
       notes: run.notes,
@@ -284,11 +290,13 @@ export const DEFAULT_EXTERNAL_STALE_MS = 10 * 60_000;
 
 export function summary(
   r: Run,
-  sums: { key: string; value: number; maxValue: number }[],
+  sums: { key: string; value: number; maxValue: number; step?: number }[],
   externalStaleMs = DEFAULT_EXTERNAL_STALE_MS,
   warnings: string[] = [],
   queuePosition: number | null = null,
+  valStart?: { step: number; value: number },
 ): RunSummary {
+  const val = sums.find((s) => s.key === VAL_SUCCESS);
   // Derived, not stored: the next ingestion revives the run without any write here.
   const silent = r.kind === 'external' && r.status === 'running' && Date.now() - (r.heartbeatAt ?? r.createdAt).getTime() > externalStaleMs;
   return {
@@ -309,7 +317,10 @@ export function summary(
     startedAt: r.startedAt?.toISOString() ?? null,
     finishedAt: r.finishedAt?.toISOString() ?? null,
     latest: Object.fromEntries(sums.map((s) => [s.key, s.value])),
-    bestValSuccess: sums.find((s) => s.key === 'val/success')?.maxValue ?? null,
+    bestValSuccess: val?.maxValue ?? null,
+    valSuccessAtStart: valStart?.value ?? null,
+    // the best includes the first validation, so "not above it" is "equal to it"
+    didNotImprove: isFinishedStatus(r.status) && !!val && !!valStart && (val.step ?? 0) > valStart.step && val.maxValue <= valStart.value,
     warnings,
     progress: r.status === 'running' ? (r.progress as RunProgress | null) : null,
     queuePosition,
