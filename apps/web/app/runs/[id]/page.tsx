@@ -9,11 +9,12 @@ import { DiagnosticsTab } from '../../../components/DiagnosticsTab';
 import { Gated, GatedLink } from '../../../components/Gated';
 import { RunCharts } from '../../../components/RunCharts';
 import { RunMeta } from '../../../components/RunMeta';
-import { Progress, StatusBadge } from '../../../components/StatusBadge';
+import { NotImprovedBadge, Progress, StatusBadge } from '../../../components/StatusBadge';
 import { TrajectoriesTab } from '../../../components/TrajectoriesTab';
 import { LogsTab, PhaseProgress, WarningsPanel } from '../../../components/RunActivity';
 import { attachSocket, useApi, useGet } from '../../../lib/api';
 import { denied } from '../../../lib/roles';
+import { useTitle } from '../../../lib/title';
 
 type Tab = 'charts' | 'trajectories' | 'diagnostics' | 'config' | 'checkpoints' | 'logs';
 type TrajectoryFilter = Partial<Record<'flag' | 'from' | 'to' | 'split', string>>;
@@ -28,6 +29,7 @@ export default function RunPage() {
   const [actionError, setActionError] = useState('');
   // set on click, before the API answers: the button must not invite a second click
   const [cancelClicked, setCancelClicked] = useState(false);
+  useTitle(run?.name);
 
   useEffect(() => {
     const onStatus = (ev: StatusEvent) => ev.runId === id && reload();
@@ -142,6 +144,12 @@ export default function RunPage() {
         ) : null}
         <span>
           <b>Best val success</b> {pct(run.bestValSuccess)}
+          {run.didNotImprove ? (
+            <>
+              {' '}
+              <NotImprovedBadge run={run} />
+            </>
+          ) : null}
         </span>
         {run.stopReason ? (
           <span data-testid="stop-reason">
