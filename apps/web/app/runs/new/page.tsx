@@ -245,13 +245,16 @@ function NewRunForm() {
             {built.config ? <pre className="config">{JSON.stringify(built.config, null, 2)}</pre> : null}
           </details>
           {unfielded.length ? (
-            <ul className="error" role="alert" data-testid="form-errors">
-              {unfielded.map(([p, m]) => (
-                <li key={p}>
-                  <code>{p}</code>: {m}
-                </li>
-              ))}
-            </ul>
+            // the alert role on a wrapper: on the <ul> itself it would hide the list from screen readers
+            <div role="alert" data-testid="form-errors">
+              <ul className="error">
+                {unfielded.map(([p, m]) => (
+                  <li key={p}>
+                    <code>{p}</code>: {m}
+                  </li>
+                ))}
+              </ul>
+            </div>
           ) : null}
           {message ? (
             <p className="error" data-testid="submit-error">
