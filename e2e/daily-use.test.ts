@@ -116,12 +116,36 @@ describe.skipIf(!exe)('team settings, roles and run metadata in a real browser',
     await bob.click('button[type=submit]');
     await bob.waitForURL(`${sys.webUrl}/`);
     await poll(() => bob.getByTestId('who').textContent()).toContain('member');
-    // a member launches and edits, but may not delete the owner's run and sees no invite controls
+    // a member may not edit, cancel or delete the owner's run: disabled, with the reason as tooltip, and the API refuses too
     await bob.goto(`${sys.webUrl}/runs/${runId}`);
     await poll(() => bob.getByTestId('run-name').textContent()).toBe('owned by ada');
-    await poll(() => bob.getByTestId('edit-meta').isEnabled()).toBe(true); // once the role has loaded
-    expect(await bob.getByTestId('delete').isDisabled()).toBe(true);
-    expect(await bob.getByTestId('delete').locator('..').getAttribute('title')).toBe('only the run owner or a team owner may delete it');
+    await poll(() => bob.getByTestId('who').textContent()).toContain('member');
+    for (const [id, verb] of [
+      ['edit-meta', 'edit'],
+      ['cancel', 'cancel'],
+      ['delete', 'delete'],
+    ]) {
+      await poll(() => bob.getByTestId(id!).locator('..').getAttribute('title')).toBe(
+        `only the run's creator, a team owner or an administrator may ${verb} this run`,
+      );
+      expect(await bob.getByTestId(id!).isDisabled(), id).toBe(true);
+    }
+    const refused = await api(bob, 'PATCH', `/api/runs/${runId}`, { notes: 'bob was here' });
+    expect(refused).toMatchObject({ status: 403, body: { error: 'forbidden' } });
+    expect((await api(bob, 'POST', `/api/runs/${runId}/cancel`)).status).toBe(403);
+    // on his own run the same controls are his; the owner (Ada) may act on it as well
+    const bobs = (await api(bob, 'POST', '/api/runs', { name: 'owned by bob', external: true, config: { env: { name: 'sokoban' } } }))
+      .body as { id: string };
+    await bob.goto(`${sys.webUrl}/runs/${bobs.id}`);
+    await poll(() => bob.getByTestId('run-name').textContent()).toBe('owned by bob');
+    for (const id of ['edit-meta', 'cancel', 'delete']) await poll(() => bob.getByTestId(id).isEnabled()).toBe(true);
+    await owner.goto(`${sys.webUrl}/runs/${bobs.id}`);
+    await poll(() => owner.getByTestId('run-name').textContent()).toBe('owned by bob');
+    for (const id of ['edit-meta', 'cancel', 'delete']) await poll(() => owner.getByTestId(id).isEnabled()).toBe(true);
+    await owner.getByTestId('cancel').click();
+    await poll(() => owner.getByTestId('stop-reason').textContent()).toContain('cancelled by Ada');
+    expect((await api(owner, 'DELETE', `/api/runs/${bobs.id}`)).status).toBe(204); // the later tests count the runs
+    await owner.goto(`${sys.webUrl}/settings`);
     await bob.goto(`${sys.webUrl}/settings`);
     await poll(() => bob.getByTestId('member-row').count()).toBe(2);
     expect(await bob.getByTestId('invite-form').count()).toBe(0);
@@ -272,7 +296,9 @@ describe.skipIf(!exe)('team settings, roles and run metadata in a real browser',
 
     // a bad value: the error names the field, the other hints keep their defaults, Launch waits
     await owner.fill('input[name="ppo.actorLr"]', '-1');
-    await poll(() => owner.getByTestId('form-errors').textContent()).toContain('ppo.actorLr');
+    await poll(() => owner.locator('.field.invalid', { hasText: 'Actor learning rate' }).locator('small.error').textContent()).toBe(
+      'Must be more than 0.',
+    );
     expect(await owner.getByRole('button', { name: 'Launch' }).isDisabled()).toBe(true);
     expect(await owner.getByTestId('launch-blocked').textContent()).toContain('the field above is fixed');
     expect(await owner.locator('.field', { hasText: 'Sampling temperature' }).locator('small').textContent()).toMatch(/^default \d/);
@@ -358,6 +384,31 @@ describe.skipIf(!exe)('team settings, roles and run metadata in a real browser',
     expect(of('renamed run', 'val/success').dash).toBe('dashed');
     await drawAllCharts(owner);
     await owner.screenshot({ path: path.join(SHOTS, 'compare.png'), fullPage: true });
+
+    // a run trained elsewhere, with nested sections the other lacks: dotted keys with plain values, every column in view
+    const verl = (
+      await api(owner, 'POST', '/api/runs', {
+        name: 'from verl',
+        external: true,
+        config: {
+          env: { name: 'sokoban' },
+          trainer: { name: 'verl', ppo: { clip: [0.2, 0.28], kl: { coef: 0.001 } } },
+          notes: 'x'.repeat(300),
+        },
+      })
+    ).body as { id: string };
+    await owner.goto(`${sys.webUrl}/compare?runs=${runId},${verl.id}`);
+    const diff = owner.getByTestId('config-diff');
+    await poll(() => diff.locator('tbody tr').count()).toBeGreaterThan(2);
+    const rows = await diff
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    expect(rows.map((r) => r[0])).toEqual(expect.arrayContaining(['trainer.name', 'trainer.ppo.clip', 'trainer.ppo.kl.coef', 'notes']));
+    expect(rows.find((r) => r[0] === 'trainer.ppo.kl.coef')).toEqual(['trainer.ppo.kl.coef', 'not set', '0.001']);
+    expect(rows.flat().some((cell) => cell!.startsWith('{'))).toBe(false); // no whole objects
+    const fits = await diff.evaluate((t) => t.getBoundingClientRect().right <= t.parentElement!.getBoundingClientRect().right + 1);
+    expect(fits).toBe(true);
+    expect((await api(owner, 'DELETE', `/api/runs/${verl.id}`)).status).toBe(204); // the later tests count the runs
   });
 
   it('charts: a series hidden from the legend and the layout stay after a reload, per user and in the URL', async () => {

@@ -75,19 +75,43 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     await expect.poll(() => page.getByTestId('who').textContent()).toContain('owner');
 
     await page.goto(`${sys.webUrl}/runs/new`);
+    await expect.poll(() => page.title(), { timeout: 20_000 }).toBe('New run · StarPO Studio');
     await page.selectOption('select[name=env]', 'frozenlake');
+    const baseLabel = () => page.locator('select[name=base] option[value=""]').textContent();
+    await expect.poll(baseLabel).toContain('starpo-base/frozenlake-tiny');
+    const stableBase = await baseLabel();
+    // each control is named by its label alone
+    expect(await page.getByRole('combobox', { name: 'Preset', exact: true }).count()).toBe(1);
+    expect(await page.getByLabel('Seed', { exact: true }).count()).toBe(1);
     await page.fill('input[name="training.steps"]', '-3');
+    await page.fill('input[name="rollout.temperature"]', '0.5.1');
+    await page.fill('input[name=name]', '   ');
     await page.locator('details summary').click();
+    expect(await page.getByRole('textbox', { name: 'JSON overrides', exact: true }).count()).toBe(1);
     await page.fill('textarea[name=overrides]', JSON.stringify(SMALL));
-    await expect.poll(() => page.getByTestId('form-errors').textContent()).toContain('training.steps');
+    // one plain sentence per field, at the field, and nowhere else
+    const fieldError = (label: string) =>
+      page.locator('.field.invalid', { has: page.getByText(label, { exact: true }) }).locator('small.error');
+    await expect.poll(() => fieldError('Training steps').textContent()).toBe('Must be at least 1.');
+    expect(await fieldError('Sampling temperature').textContent()).toBe('Must be a number.');
+    expect(await fieldError('Name').textContent()).toBe('Must contain more than spaces; leave it empty for a generated name.');
+    expect(await page.getByTestId('form-errors').count()).toBe(0); // every error has its field
+    expect(await page.locator('form').textContent()).not.toMatch(/expected|Too small|received/);
+    expect(await baseLabel()).toBe(stableBase); // another field's error leaves the base model's label alone
     // Launch stays off, with the reason, while the browser already knows the form is invalid
-    await expect.poll(() => page.getByTestId('launch-blocked').textContent()).toContain('fixed');
+    await expect.poll(() => page.getByTestId('launch-blocked').textContent()).toContain('3 fields');
     expect(await page.getByRole('button', { name: 'Launch' }).isDisabled()).toBe(true);
-    await expect.poll(() => page.locator('.field.invalid').count()).toBeGreaterThan(0);
     expect(page.url()).toContain('/runs/new');
-    expect(await page.locator('.field.invalid').first().textContent()).toMatch(/Training steps/);
+    await page.fill('input[name="rollout.temperature"]', '');
+    await page.fill('input[name=name]', '');
 
+    // a long run says how long before Launch
+    await page.fill('input[name="training.steps"]', '100000');
+    await expect
+      .poll(() => page.getByTestId('duration-estimate').textContent())
+      .toMatch(/about \d+ hours on two CPU cores \(100000 steps\)/); // SMALL's short replies: hours, not minutes
     await page.fill('input[name="training.steps"]', '5');
+    await expect.poll(() => page.getByTestId('duration-estimate').textContent()).toMatch(/about \d+ min/);
     await page.fill('input[name=name]', 'lake-live');
     await expect
       .poll(async () => ((await page.getByTestId('form-errors').count()) ? await page.getByTestId('form-errors').textContent() : 'none'))
@@ -104,6 +128,18 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     expect(await page.getByTestId('status').textContent()).toBe('running'); // so what follows arrives live
     await expect.poll(() => page.getByTestId('status').textContent(), { timeout: 240_000 }).toBe('succeeded');
     await expect.poll(points, { timeout: 15_000 }).toBeGreaterThan(early);
+
+    // warnings: each code once, advice worded against this run's config, and the tabs still in view
+    const lake = (await api('GET', `/api/runs/${page.url().split('/').pop()}`)) as { warnings: string[] };
+    const warnings = page.getByTestId('run-warning');
+    await expect.poll(() => warnings.count(), { timeout: 15_000 }).toBe(lake.warnings.length);
+    const flat = (await warnings.allTextContents()).find((t) => t.startsWith('No reward variance'));
+    // every reply of the from-scratch nano breaks the format, so every group scores alike
+    expect(flat).toContain('more rollouts per group (rollout.groupSize, now 4)');
+    expect(flat).not.toContain('shaped reward'); // quick-cpu already shapes FrozenLake's reward (goal_distance)
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const tabs = (await page.getByRole('tab', { name: 'charts' }).boundingBox())!;
+    expect(tabs.y + tabs.height).toBeLessThan(900);
     await drawAllCharts(page);
     await page.screenshot({ path: path.join(SHOTS, 'run-charts.png'), fullPage: true });
 
@@ -250,6 +286,20 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     const pages: [string, () => Promise<unknown>][] = [
       ['/', () => page.getByTestId('run-row').first().waitFor()],
       ['/runs/new', () => page.locator('select[name=env]').waitFor()],
+      // the form filled in, with errors shown at their fields
+      [
+        '/runs/new',
+        async () => {
+          await page.fill('input[name=name]', 'axe check');
+          await page.fill('input[name="training.steps"]', '-1');
+          await page.fill('input[name="rollout.groupSize"]', '2.5');
+          await page.fill('input[name="sample-seed"]', '7');
+          await page.locator('details summary').click();
+          await page.fill('textarea[name=overrides]', '{"rollout": {"validation": {"size": 0}}}');
+          await page.getByTestId('form-errors').waitFor(); // validation.size has no field of its own
+          await page.locator('.field.invalid').nth(1).waitFor();
+        },
+      ],
       [`/runs/${lake.id}`, () => page.getByTestId('chart').first().waitFor()],
       [`/trajectories/${traj.items[0]!.id}`, () => page.getByTestId('replay-board').waitFor()],
       ['/compare?runs=' + runs.items.map((r) => r.id).join(','), () => page.getByTestId('config-diff').waitFor()],
@@ -280,6 +330,9 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     })) as { id: string };
     await page.goto(`${sys.webUrl}/`);
     await expect.poll(() => page.getByTestId('run-row').count()).toBe(4); // lake-live, known episode, diagnosed, long one
+    // the from-scratch lake-live never beat its step-0 validation: the list says so
+    const lakeRow = page.getByTestId('run-row').filter({ hasText: 'lake-live' });
+    expect(await lakeRow.getByTestId('did-not-improve').textContent()).toBe('did not improve');
     await page.screenshot({ path: path.join(SHOTS, 'runs.png'), fullPage: true });
     await page.getByLabel('select lake-live').check();
     await page.getByLabel('select long one').check();
@@ -292,9 +345,21 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
 
     await page.goto(`${sys.webUrl}/runs/${long.id}`);
     await expect.poll(() => page.getByTestId('status').textContent(), { timeout: 120_000 }).toBe('running');
+    // the Logs box follows new lines: on a short screen it overflows, and the newest line stays in view
+    await page.setViewportSize({ width: 1280, height: 480 });
+    await page.getByRole('tab', { name: 'logs' }).click();
+    const logs = page.getByTestId('logs');
+    const shown = () => logs.locator('div').count();
+    const before = await shown();
+    await expect.poll(shown, { timeout: 60_000 }).toBeGreaterThan(Math.max(before, 25) + 3);
+    const box = () =>
+      logs.evaluate((el) => ({ overflow: el.scrollHeight > el.clientHeight, gap: el.scrollHeight - el.scrollTop - el.clientHeight }));
+    expect((await box()).overflow).toBe(true);
+    await expect.poll(async () => (await box()).gap).toBeLessThan(24);
+    await page.setViewportSize({ width: 1280, height: 900 });
     await page.getByTestId('cancel').click();
     await expect.poll(() => page.getByTestId('status').textContent(), { timeout: 60_000 }).toBe('cancelled');
-    await expect.poll(() => page.getByTestId('stop-reason').textContent()).toContain('cancelled by user');
+    await expect.poll(() => page.getByTestId('stop-reason').textContent()).toContain('cancelled by Ada');
   });
   it('tracks the Python example: listed, boards rebuilt from its text, flagged at ingestion', async () => {
     await signedIn();

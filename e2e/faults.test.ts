@@ -241,7 +241,7 @@ describe('faults: killed, frozen and stopped processes; a stopped and a frozen d
     await http().post(`/api/runs/${id}/cancel`).set('Authorization', auth).expect(202);
     const cancelled = await untilStatus(id, ['cancelled'], 10_000);
     const stopMs = Date.now() - t0;
-    expect(cancelled).toMatchObject({ stopReason: 'cancelled by user', currentStep: 0 });
+    expect(cancelled).toMatchObject({ stopReason: 'cancelled by F', currentStep: 0 });
     expect(await db.metricPoint.count({ where: { runId: id, key: 'val/success' } })).toBe(0);
     const state = await db.checkpoint.findFirst({ where: { runId: id, step: 0, kind: 'state.json' } });
     expect(state).not.toBeNull();

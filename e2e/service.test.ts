@@ -126,7 +126,7 @@ describe('API + real worker processes on one Postgres', () => {
     await untilStep(created.id, 2);
     await http().post(`/api/runs/${created.id}/cancel`).set('Authorization', auth).expect(202);
     const cancelled = await untilStatus(created.id, ['cancelled'], 60_000);
-    expect(cancelled.stopReason).toBe('cancelled by user');
+    expect(cancelled.stopReason).toBe('cancelled by A');
     const ckpts = (await http().get(`/api/runs/${created.id}/checkpoints`).set('Authorization', auth).expect(200)).body;
     expect(ckpts[0].step).toBe(cancelled.currentStep);
 

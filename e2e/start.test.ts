@@ -57,12 +57,17 @@ describe('npm start on the embedded default', () => {
     }
   });
 
-  it('keeps its data across restarts', async () => {
-    const sys = await startSystem(env);
+  it('keeps its data across restarts, and starts quietly: no route lists, one line naming the tensor backend', async () => {
+    const sys = await startSystem({ ...env, STARPO_QUIET: '0' });
     try {
       expect(sys.output()).toMatch(/migrations current/);
       const health = await fetch(`${sys.apiUrl}/health`);
       expect(health.status).toBe(200);
+      await expect.poll(() => sys.output(), { timeout: 60_000 }).toMatch(/\[worker\] tensor backend: \w+ \(.*\); /);
+      const out = sys.output();
+      expect(out.match(/tensor backend:/g)).toHaveLength(1);
+      expect(out).not.toMatch(/RouterExplorer|RoutesResolver|InstanceLoader|Mapped \{/);
+      expect(out).not.toMatch(/Couldn't load Vulkan/);
     } finally {
       sys.child.kill('SIGTERM');
       expect(await sys.exited).toBe(0);

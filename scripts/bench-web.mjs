@@ -3,7 +3,8 @@
 // (1280×900: every chart on it has its data and its canvas; the charts below are drawn as they come
 // near the screen), and, beside it, until all 20 are drawn in a window tall enough to show them all.
 // Starts the whole system (scripts/start.mjs on a temporary embedded Postgres), feeds 5 external
-// runs through the batch ingestion endpoint, then opens the compare page in Debian's chromium.
+// runs through the batch ingestion endpoint, then opens the compare page in Debian's chromium; then
+// times the first run's page (its first charts drawn) and an episode replay (its board drawn) the same way.
 //
 // Before/after in one run: BEFORE=<checkout with its own build> measures that tree first, or
 // BEFORE_REF=<git ref> exports the ref to a temporary directory and builds it there (minutes);
@@ -16,6 +17,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { SokobanEnv } from '@starpo/envs';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, chromiumPath, HEADLESS_ARGS } from './chromium.mjs';
 
@@ -135,11 +137,48 @@ async function measure(tree) {
     // the whole page: a window tall enough to show all 20 charts, so every one of them is drawn
     // (the measure of this benchmark before charts were drawn as they come near the screen)
     const whole = await loads(context, url, 3, 8000, false);
+    // the run page and the replay of one of its episodes: cold, then the warm median of 3
+    const env = new SokobanEnv();
+    const observation = env.reset(3);
+    await call(`/api/runs/${ids[0]}/ingest/trajectories`, {
+      trajectories: [
+        {
+          step: 1,
+          success: false,
+          turns: [
+            {
+              observation,
+              snapshot: env.snapshot(),
+              rawReply: '<think>go</think><answer>Right</answer>',
+              think: 'go',
+              answer: 'Right',
+              actions: ['Right'],
+              reward: -0.1,
+            },
+          ],
+        },
+      ],
+    });
+    const trajs = await (await fetch(`${api}/api/runs/${ids[0]}/trajectories`, { headers: { cookie: session } })).json();
+    const runPage = await timedLoads(context, `${web}/runs/${ids[0]}`, 4, '[data-testid=chart][data-points]:not([data-points="0"]) canvas');
+    const replay = await timedLoads(context, `${web}/trajectories/${trajs.items[0].id}`, 4, '[data-testid=replay-board]');
     await browser.close();
     const [cold, ...warm] = screen.times;
-    const result = { ingestS, apiMs: median(apiTimes), cold, warm: median(warm), whole: median(whole.times) };
+    const result = {
+      ingestS,
+      apiMs: median(apiTimes),
+      cold,
+      warm: median(warm),
+      whole: median(whole.times),
+      runCold: runPage[0],
+      runWarm: median(runPage.slice(1)),
+      replayCold: replay[0],
+      replayWarm: median(replay.slice(1)),
+    };
     console.log(`  first screen drawn: cold ${cold.toFixed(0)} ms, warm median ${result.warm.toFixed(0)} ms (of ${warm.length})`);
     console.log(`  every chart drawn (a window 8,000 px tall), warm median of ${whole.times.length}: ${result.whole.toFixed(0)} ms`);
+    console.log(`  run page, first charts drawn: cold ${result.runCold.toFixed(0)} ms, warm median ${result.runWarm.toFixed(0)} ms`);
+    console.log(`  episode replay, board drawn: cold ${result.replayCold.toFixed(0)} ms, warm median ${result.replayWarm.toFixed(0)} ms`);
     for (const [i, ph] of screen.phases.entries()) console.log(`  load ${i + 1} (ms from navigation): ${ph}`);
     if (process.env.BENCH_HOLD) {
       // BENCH_HOLD=1: keep the system up with its data for manual profiling, until Ctrl-C
@@ -201,6 +240,20 @@ async function loads(context, url, n, height, profile) {
   return { times, phases };
 }
 
+/** `n` loads of `url` (1280×900), each timed until `selector` is in the page; the first is cold. */
+async function timedLoads(context, url, n, selector) {
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const page = await context.newPage();
+    const t = performance.now();
+    await page.goto(url);
+    await page.locator(selector).first().waitFor({ timeout: 60_000 });
+    times.push(performance.now() - t);
+    await page.close();
+  }
+  return times;
+}
+
 /** In the page: when the document, the scripts and each API request ended, and when the charts were all drawn. */
 function pagePhases() {
   const nav = performance.getEntriesByType('navigation')[0];
@@ -239,6 +292,10 @@ const rows = [
   ['first screen drawn, cold (ms)', (r) => r.cold.toFixed(0)],
   ['first screen drawn, warm median of 3 (ms)', (r) => r.warm.toFixed(0)],
   ['every chart drawn (8,000 px window), warm median of 3 (ms)', (r) => r.whole.toFixed(0)],
+  ['run page, first charts drawn, cold (ms)', (r) => r.runCold.toFixed(0)],
+  ['run page, first charts drawn, warm median of 3 (ms)', (r) => r.runWarm.toFixed(0)],
+  ['episode replay, board drawn, cold (ms)', (r) => r.replayCold.toFixed(0)],
+  ['episode replay, board drawn, warm median of 3 (ms)', (r) => r.replayWarm.toFixed(0)],
 ];
 const head = arms.map(([label]) => label);
 console.log(`| | ${head.join(' | ')} |${results.length > 1 ? ' now/before |' : ''}`);

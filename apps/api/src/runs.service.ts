@@ -13,12 +13,14 @@ import {
   validateRunConfig,
   ValidationError,
   isFinishedStatus,
+  runOwnershipRefusal,
   type CheckpointInfo,
   type LogLine,
   type Page,
   type RunConfig,
   type RunDetail,
   type RunProgress,
+  type RunOwnerAction,
   type RunSummary,
 } from '@starpo/contracts';
 import {
@@ -30,6 +32,7 @@ import {
   deleteRun,
   deletionRefusal,
   findTeamRun,
+  firstMetricPoints,
   initialRunStatus,
   insertRun,
   insertRunOnce,
@@ -54,7 +57,8 @@ import { externalRunColumns } from './external-run.js';
 import { DB, QUEUE, SETTINGS, type ApiSettings } from './di-tokens.js';
 import { isUuid, parseInput } from './validation.js';
 
-const SUMMARY_KEYS = ['train/success', 'val/success', 'train/reward/mean', 'rollout/in_group_reward_std', 'train/entropy'];
+const VAL_SUCCESS = 'val/success';
+const SUMMARY_KEYS = ['train/success', VAL_SUCCESS, 'train/reward/mean', 'rollout/in_group_reward_std', 'train/entropy'];
 
 @Injectable()
 export class RunsService {
@@ -127,6 +131,18 @@ export class RunsService {
     return run;
   }
 
+  /**
+   * A run of the caller's team that the caller may `action` (members: their own runs; team owners and
+   * administrators: any), else 404 or 403; with who the caller is, for the run's log.
+   */
+  private async owned(actor: Actor, id: string, action: RunOwnerAction): Promise<{ run: Run; by: string }> {
+    const run = await this.find(actor, id);
+    const user = await this.db.user.findUniqueOrThrow({ where: { id: actor.userId }, select: { name: true, email: true, isAdmin: true } });
+    const refusal = runOwnershipRefusal({ userId: actor.userId, role: actor.role, admin: user.isAdmin }, run, action);
+    if (refusal) throw new ForbiddenException(refusal);
+    return { run, by: user.name.trim() || user.email };
+  }
+
   async get(actor: Actor, id: string): Promise<RunDetail> {
     return this.detail(await this.find(actor, id));
   }
@@ -160,27 +176,30 @@ export class RunsService {
     const ids = page.map((r) => r.id);
     const sums = await runSummaryMetrics(this.db, ids, keys);
     const warnings = await runWarningCodes(this.db, ids);
+    const starts = await firstMetricPoints(this.db, ids, VAL_SUCCESS);
     return page.map((r) =>
       summary(
         r,
         sums.filter((s) => s.runId === r.id),
         this.settings.externalStaleMs,
         warnings.get(r.id),
+        null,
+        starts.get(r.id),
       ),
     );
   }
 
   async update(actor: Actor, id: string, body: unknown): Promise<RunDetail> {
     const req = parseInput(updateRunSchema, body);
-    await this.find(actor, id);
+    await this.owned(actor, id, 'edit');
     return this.detail(await updateRunMetadata(this.db, id, req));
   }
 
   /** Queued: cancelled at once. Running: the worker stops at its next phase boundary and checkpoints. */
   async cancel(actor: Actor, id: string): Promise<RunDetail> {
-    const run = await this.find(actor, id);
+    const { run, by } = await this.owned(actor, id, 'cancel');
     if (!canTransition('cancel', run.status)) throw new ConflictException(`run ${id} is ${run.status} already`);
-    await cancelRun(this.db, run);
+    await cancelRun(this.db, run, by);
     await this.notifyStatus(id);
     return this.get(actor, id);
   }
@@ -209,7 +228,7 @@ export class RunsService {
 
   /** A failed or cancelled run goes back to the queue; the worker continues from its last checkpoint. */
   async resume(actor: Actor, id: string): Promise<RunDetail> {
-    const run = await this.find(actor, id);
+    const { run } = await this.owned(actor, id, 'resume');
     if (run.kind === 'external') throw new ConflictException('an external run is fed by its own trainer; it cannot be resumed here');
     if (!(await resumeRun(this.db, id))) throw new ConflictException(`run ${id} is ${run.status}; only failed or cancelled runs resume`);
     await this.dispatch(run);
@@ -217,11 +236,9 @@ export class RunsService {
     return this.get(actor, id);
   }
 
-  /** The run's owner or a team owner, when `deletionRefusal` allows; cascades to all its data. */
+  /** The run's creator, a team owner or an administrator, when `deletionRefusal` allows; cascades to all its data. */
   async remove(actor: Actor, id: string): Promise<void> {
-    const run = await this.find(actor, id);
-    if (run.ownerId !== actor.userId && actor.role !== 'owner')
-      throw new ForbiddenException('only the run owner or a team owner may delete it');
+    const { run } = await this.owned(actor, id, 'delete');
     const refusal = deletionRefusal(run);
     if (refusal) throw new ConflictException(`run ${id} ${refusal}`);
     await deleteRun(this.db, id);
@@ -261,8 +278,9 @@ export class RunsService {
   async detail(run: Run): Promise<RunDetail> {
     const sums = await runSummaryMetrics(this.db, [run.id], SUMMARY_KEYS);
     const warnings = (await runWarningCodes(this.db, [run.id])).get(run.id);
+    const start = (await firstMetricPoints(this.db, [run.id], VAL_SUCCESS)).get(run.id);
     return {
-      ...summary(run, sums, this.settings.externalStaleMs, warnings, await queuePosition(this.db, run)),
+      ...summary(run, sums, this.settings.externalStaleMs, warnings, await queuePosition(this.db, run), start),
       config: run.config as Record<string, unknown>,
       webUrl: `${this.settings.webOrigin.split(',')[0]!.trim()}/runs/${run.id}`,
       notes: run.notes,
@@ -289,11 +307,13 @@ export const DEFAULT_EXTERNAL_STALE_MS = 10 * 60_000;
 
 export function summary(
   r: Run,
-  sums: { key: string; value: number; maxValue: number }[],
+  sums: { key: string; value: number; maxValue: number; step?: number }[],
   externalStaleMs = DEFAULT_EXTERNAL_STALE_MS,
   warnings: string[] = [],
   queuePosition: number | null = null,
+  valStart?: { step: number; value: number },
 ): RunSummary {
+  const val = sums.find((s) => s.key === VAL_SUCCESS);
   // Derived, not stored: the next ingestion revives the run without any write here.
   const silent = r.kind === 'external' && r.status === 'running' && Date.now() - (r.heartbeatAt ?? r.createdAt).getTime() > externalStaleMs;
   return {
@@ -314,7 +334,10 @@ export function summary(
     startedAt: r.startedAt?.toISOString() ?? null,
     finishedAt: r.finishedAt?.toISOString() ?? null,
     latest: Object.fromEntries(sums.map((s) => [s.key, s.value])),
-    bestValSuccess: sums.find((s) => s.key === 'val/success')?.maxValue ?? null,
+    bestValSuccess: val?.maxValue ?? null,
+    valSuccessAtStart: valStart?.value ?? null,
+    // the best includes the first validation, so "not above it" is "equal to it"
+    didNotImprove: isFinishedStatus(r.status) && !!val && !!valStart && (val.step ?? 0) > valStart.step && val.maxValue <= valStart.value,
     warnings,
     progress: r.status === 'running' ? (r.progress as RunProgress | null) : null,
     queuePosition,

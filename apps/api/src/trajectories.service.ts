@@ -18,12 +18,12 @@ import { isUuid, parseInput } from './validation.js';
 export class TrajectoriesService {
   constructor(@Inject(DB) private readonly db: Db) {}
 
-  /** Filtered, step-ordered page of a run's trajectories (no turns); cursor = last id seen. */
+  /** Filtered, step-ordered page of a run's trajectories (no turns), oldest or newest step first; cursor = last id seen. */
   async list(runId: string, query: unknown): Promise<Page<TrajectorySummary>> {
-    const { where, limit, cursor } = this.filter(runId, query);
+    const { where, limit, cursor, order } = this.filter(runId, query);
     const rows = await this.db.trajectory.findMany({
       where,
-      orderBy: [{ step: 'asc' }, { split: 'asc' }, { groupIndex: 'asc' }, { indexInGroup: 'asc' }],
+      orderBy: [{ step: order }, { split: 'asc' }, { groupIndex: 'asc' }, { indexInGroup: 'asc' }],
       take: limit + 1,
       ...(cursor ? { cursor: { id: cursor }, skip: 1 } : {}),
     });
@@ -146,7 +146,7 @@ export class TrajectoriesService {
       ...(q.group !== undefined ? { groupIndex: q.group } : {}),
       ...(q.flag ? { flags: { has: q.flag } } : {}),
     };
-    return { where, limit: q.limit, cursor: q.cursor };
+    return { where, limit: q.limit, cursor: q.cursor, order: q.order };
   }
 }
 

@@ -68,9 +68,10 @@ describe('team access', () => {
     await t.http.delete(`/api/runs/${run.id}`).set('Authorization', rival.auth).expect(404);
     expect((await t.http.get('/api/runs').set('Authorization', rival.auth).expect(200)).body.items).toEqual([]);
 
-    // a member may not delete another member's run; the team owner may
+    // a member may not cancel or delete another member's run; the team owner may
     const other = await joinAs(t, owner, 'member', 'member2@lab.test');
-    await t.http.post(`/api/runs/${run.id}/cancel`).set('Authorization', other.auth).expect(202);
+    await t.http.post(`/api/runs/${run.id}/cancel`).set('Authorization', other.auth).expect(403);
+    await t.http.post(`/api/runs/${run.id}/cancel`).set('Authorization', owner.auth).expect(202);
     await t.http.delete(`/api/runs/${run.id}`).set('Authorization', other.auth).expect(403);
     await t.http.delete(`/api/runs/${run.id}`).set('Authorization', owner.auth).expect(204);
 
@@ -164,5 +165,69 @@ describe('ingestion rate limit', () => {
         .send({ points: [{ key: 'k', step: 1, value: 1 }] });
     expect([(await send()).status, (await send()).status, (await send()).status, (await send()).status]).toEqual([200, 200, 200, 429]);
     await t.http.post('/api/auth/login').send({ email: 'owner@lab.test', password: 'correct horse' }).expect(200);
+  });
+
+  it('members edit, cancel, resume and delete only their own runs; team owners and administrators any, named in the stop reason', async () => {
+    const alice = await joinAs(t, owner, 'member', 'alice@lab.test');
+    const bob = await joinAs(t, owner, 'member', 'bob@lab.test');
+    const olga = await joinAs(t, owner, 'owner', 'olga@lab.test'); // a team owner, not an administrator
+    const ada = await joinAs(t, owner, 'member', 'ada@lab.test');
+    await t.db.user.update({ where: { id: olga.userId }, data: { name: 'Olga' } });
+    await t.db.user.update({ where: { id: ada.userId }, data: { name: '  ', isAdmin: true } }); // no name: her email stands in
+    const as = (u: TestUser) => ({
+      patch: (path: string, body: object) => t.http.patch(path).set('Authorization', u.auth).send(body),
+      post: (path: string) => t.http.post(path).set('Authorization', u.auth),
+      del: (path: string) => t.http.delete(path).set('Authorization', u.auth),
+    });
+    const run = (
+      await t.http.post('/api/runs').set('Authorization', alice.auth).send({ name: 'alice-run', preset: 'quick-cpu' }).expect(201)
+    ).body;
+    await t.db.run.update({ where: { id: run.id }, data: { status: 'running' } });
+
+    // another member: 403 in the error shape, and nothing changes
+    const edit = await as(bob).patch(`/api/runs/${run.id}`, { notes: 'bob was here' }).expect(403);
+    expect(edit.body).toEqual({
+      error: 'forbidden',
+      message: "only the run's creator, a team owner or an administrator may edit this run",
+      details: [],
+    });
+    expect((await as(bob).post(`/api/runs/${run.id}/cancel`).expect(403)).body.message).toContain('may cancel this run');
+    await as(bob).post(`/api/runs/${run.id}/resume`).expect(403);
+    await as(bob).del(`/api/runs/${run.id}`).expect(403);
+    expect(await t.db.run.findUniqueOrThrow({ where: { id: run.id } })).toMatchObject({
+      notes: '',
+      cancelRequestedAt: null,
+      stopReason: null,
+    });
+    await as(bob).post(`/api/runs/${run.id}/clone`).expect(201); // a clone is bob's own run
+
+    // the creator edits; an administrator (a member by role) edits too
+    await as(alice).patch(`/api/runs/${run.id}`, { notes: 'mine' }).expect(200);
+    expect(
+      (
+        await as(ada)
+          .patch(`/api/runs/${run.id}`, { tags: ['reviewed'] })
+          .expect(200)
+      ).body,
+    ).toMatchObject({ notes: 'mine', tags: ['reviewed'] });
+
+    // a team owner cancels it: the stop reason and the run's log name her
+    expect((await as(olga).post(`/api/runs/${run.id}/cancel`).expect(202)).body).toMatchObject({
+      cancelRequested: true,
+      stopReason: 'cancelled by Olga',
+    });
+    const logs = (await t.http.get(`/api/runs/${run.id}/logs`).set('Authorization', bob.auth).expect(200)).body as { message: string }[];
+    expect(logs.map((l) => l.message)).toContain('cancelled by Olga: cancel requested');
+
+    // a queued run cancelled by an administrator without a name: her email
+    const queued = (await t.http.post('/api/runs').set('Authorization', alice.auth).send({ preset: 'quick-cpu' }).expect(201)).body;
+    expect((await as(ada).post(`/api/runs/${queued.id}/cancel`).expect(202)).body).toMatchObject({
+      status: 'cancelled',
+      stopReason: 'cancelled by ada@lab.test',
+    });
+    await as(bob).post(`/api/runs/${queued.id}/resume`).expect(403);
+    await as(alice).post(`/api/runs/${queued.id}/resume`).expect(202);
+    await as(bob).del(`/api/runs/${queued.id}`).expect(403);
+    await as(olga).del(`/api/runs/${queued.id}`).expect(204);
   });
 });

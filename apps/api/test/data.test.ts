@@ -90,6 +90,13 @@ describe('metrics, trajectories, checkpoints, workers and ingestion', () => {
     expect(rest.body.nextCursor).toBeNull();
     const ids = new Set([...all.body.items, ...rest.body.items].map((x: { id: string }) => x.id));
     expect(ids.size).toBe(12);
+    // newest steps first, and the cursor pages on in that order
+    const newest = await get(`/api/runs/${runId}/trajectories?limit=5&order=desc`).expect(200);
+    const older = await get(`/api/runs/${runId}/trajectories?limit=50&order=desc&cursor=${newest.body.nextCursor}`).expect(200);
+    const steps = [...newest.body.items, ...older.body.items].map((x: { step: number }) => x.step);
+    expect(steps).toHaveLength(12);
+    expect(steps).toEqual([...steps].sort((a, b) => b - a));
+    expect(steps[0]).toBeGreaterThan(steps.at(-1)!);
 
     const wins = await get(`/api/runs/${runId}/trajectories?success=true&from=2&to=3&minReward=10`).expect(200);
     expect(wins.body.items.map((x: { step: number; success: boolean }) => [x.step, x.success])).toEqual([

@@ -5,13 +5,15 @@ import { algorithmLabel, duration, pct, when } from '../components/format';
 import { GatedLink } from '../components/Gated';
 import { Sparkline } from '../components/Sparkline';
 import { warningTitle } from '../components/RunActivity';
-import { Progress, StatusBadge } from '../components/StatusBadge';
+import { NotImprovedBadge, Progress, StatusBadge } from '../components/StatusBadge';
 import { useApi } from '../lib/api';
 import { denied } from '../lib/roles';
 import { apiSort, COLUMNS, groupRuns, parseView, viewQuery, type RunsView } from '../lib/runs-view';
+import { useTitle } from '../lib/title';
 
 export default function RunsPage() {
   const { call, me } = useApi();
+  useTitle('Runs');
   const [view, setView] = useState<RunsView | null>(null);
   // the view comes from the URL (a saved view is a link) and goes back into it on every change
   useEffect(() => setView(parseView(window.location.search)), []);
@@ -28,7 +30,6 @@ export default function RunsPage() {
   const [owners, setOwners] = useState<Record<string, string>>({});
   const [metricCol, setMetricCol] = useState('');
   const cursor = cursors.at(-1) ?? null;
-  const byDate = !view || view.sort === '-createdAt';
   const query = useMemo(() => {
     if (!view) return null;
     // every sort is the API's, over all matching runs, so paging stays in order
@@ -248,6 +249,7 @@ export default function RunsPage() {
                       </td>
                       <td>
                         <StatusBadge status={r.status} cancelRequested={r.cancelRequested} />
+                        {r.didNotImprove ? <NotImprovedBadge run={r} /> : null}
                         {r.warnings.length ? (
                           <span className="badge warn" title={r.warnings.map(warningTitle).join(', ')} data-testid="run-warnings-badge">
                             {r.warnings.length} warning{r.warnings.length > 1 ? 's' : ''}
@@ -268,11 +270,12 @@ export default function RunsPage() {
         </div>
       )}
       <div className="pager">
+        {/* the same words as every other pager, whatever the sort */}
         <button disabled={cursors.length < 2} onClick={() => setCursors(cursors.slice(0, -1))}>
-          ← {byDate ? 'Newer' : 'Previous'}
+          ← Previous
         </button>
         <button disabled={!page?.nextCursor} onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}>
-          {byDate ? 'Older' : 'Next'} →
+          Next →
         </button>
       </div>
     </div>

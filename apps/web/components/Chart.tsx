@@ -182,7 +182,7 @@ export function Chart({
         ],
       },
       // the legend shows dashed series (validation) with a dashed marker
-      legend: { live: true, markers: { dash: (u: uPlot, i: number) => (u.series[i]?.dash ? 'dashed' : 'solid') } },
+      legend: { live: true, markers: { dash: (u: uPlot, i: number) => markerStyle(u.series[i]?.dash) } },
       scales: { x: { time: false }, y: logOk ? { distr: 3 } : { range: yRange } },
       axes: [
         { label: xLabel, stroke: ink, grid: { stroke: grid }, ...(incrs ? { incrs } : {}) },
@@ -287,4 +287,10 @@ function save(href: string, name: string): void {
   a.download = name;
   a.click();
   if (href.startsWith('blob:')) setTimeout(() => URL.revokeObjectURL(href), 1000);
+}
+
+/** The legend marker for a line pattern: short dots read as dotted, the rest as dashed. */
+function markerStyle(dash: number[] | undefined): string {
+  if (!dash?.length) return 'solid';
+  return dash[0]! <= 2 ? 'dotted' : 'dashed';
 }

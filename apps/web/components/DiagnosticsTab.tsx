@@ -3,7 +3,7 @@ import type { DiagnosticsSummary } from '@starpo/contracts';
 import { DIAGNOSTIC_FLAGS } from '@starpo/envs';
 import { useMemo, useState } from 'react';
 import { useGet } from '../lib/api';
-import { FLAG_LABELS } from './flags';
+import { FLAG_MEANINGS, flagName } from './flags';
 import { RunCharts } from './RunCharts';
 import { StepRange } from './StepRange';
 import { TeamPrecision } from './TeamPrecision';
@@ -49,8 +49,12 @@ export function DiagnosticsTab({
             </span>
             {DIAGNOSTIC_FLAGS.map((f) => (
               <span key={f}>
-                <button className="link" onClick={() => showTrajectories({ flag: f, ...range })} title="show these trajectories">
-                  {FLAG_LABELS[f]}
+                <button
+                  className="link"
+                  onClick={() => showTrajectories({ flag: f, ...range })}
+                  title={`${FLAG_MEANINGS[f] ?? ''}: show these trajectories`}
+                >
+                  {flagName(f)}
                 </button>{' '}
                 <b>{data.flags[f] ?? 0}</b>
                 {data.trajectories ? (

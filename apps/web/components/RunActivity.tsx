@@ -7,7 +7,7 @@ import {
   type LogLine,
   type RunProgress,
 } from '@starpo/contracts';
-import { useEffect, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { attachSocket, useApi, useGet } from '../lib/api';
 
 export function seconds(s: number): string {
@@ -26,6 +26,27 @@ function useNow(): number {
   return now;
 }
 
+/** Projected finish times kept: enough to damp one slow or fast step, few enough to follow a real change. */
+const FINISH_ESTIMATES = 6;
+
+/**
+ * The ETA as the median of the last few projected finish times (one per progress update from the
+ * worker), so a single slow step does not swing it, with the range of those projections as its
+ * uncertainty. Null until the first step was measured.
+ */
+function useSteadyEta(eta: number | null, at: number, now: number): { eta: number; low: number; high: number } | null {
+  const finishes = useRef<number[]>([]);
+  const seen = useRef(0);
+  if (eta !== null && at !== seen.current) {
+    seen.current = at;
+    finishes.current = [...finishes.current, now + eta * 1000].slice(-FINISH_ESTIMATES);
+  }
+  if (eta === null || !finishes.current.length) return null;
+  const sorted = [...finishes.current].sort((a, b) => a - b);
+  const left = (t: number) => Math.max(0, (t - now) / 1000);
+  return { eta: left(sorted[Math.floor(sorted.length / 2)]!), low: left(sorted[0]!), high: left(sorted.at(-1)!) };
+}
+
 /** What the worker is doing now: "rollout 41/64 episodes · 23 s", with a bar, and the ETA from measured times. */
 export function PhaseProgress({
   progress,
@@ -40,7 +61,7 @@ export function PhaseProgress({
 }) {
   const now = useNow();
   const f = progress.total > 0 ? Math.min(1, progress.done / progress.total) : 0;
-  const eta = estimateRemainingSeconds({ currentStep, totalSteps, validationEvery, progress, now });
+  const eta = useSteadyEta(estimateRemainingSeconds({ currentStep, totalSteps, validationEvery, progress, now }), progress.at, now);
   const label = progress.phase === 'loading' ? 'loading the base model' : progressLabel(progress);
   return (
     <div className="panel phase" data-testid="phase-progress" aria-live="polite">
@@ -61,7 +82,13 @@ export function PhaseProgress({
           <span className="muted">ETA after the first step</span>
         ) : (
           <>
-            <b>ETA</b> {seconds(eta)}
+            <b>ETA</b> {seconds(eta.eta)}
+            {eta.high - eta.low > Math.max(60, 0.1 * eta.eta) ? (
+              <span className="muted" data-testid="eta-range" title="the range of the last few projections">
+                {' '}
+                ({seconds(eta.low)} – {seconds(eta.high)})
+              </span>
+            ) : null}
             <span className="muted">
               {' '}
               ({progress.stepSeconds!.toFixed(0)} s a step
@@ -87,30 +114,58 @@ const WARNING_TITLES: Record<(typeof RUN_WARNING_CODES)[number], string> = {
 
 export const warningTitle = (code: string) => WARNING_TITLES[code as keyof typeof WARNING_TITLES] ?? code;
 
-/** The run's warnings (log lines with a code), newest first, live. */
+/** One entry per warning code: the latest message, how often it was raised and over which steps. */
+export function groupWarnings(lines: LogLine[]): { code: string; message: string; count: number; steps: number[] }[] {
+  const byCode = new Map<string, { code: string; message: string; count: number; steps: number[] }>();
+  for (const w of lines) {
+    const code = w.code ?? '';
+    const step = /^\[[a-z_]+\] step (\d+)/.exec(w.message)?.[1];
+    const g = byCode.get(code) ?? { code, message: '', count: 0, steps: [] };
+    g.count += 1;
+    g.message = w.message.replace(/^\[[a-z_]+\] /, ''); // lines come oldest first: the last is the newest
+    if (step !== undefined) g.steps.push(Number(step));
+    byCode.set(code, g);
+  }
+  return [...byCode.values()].reverse();
+}
+
+/**
+ * The run's warnings (log lines with a code), live: each code once with its count, newest first.
+ * The list scrolls inside a short panel, so the tabs below stay in view.
+ */
 export function WarningsPanel({ runId, codes }: { runId: string; codes: string[] }) {
   // fetched again when a new code appears
   const { data } = useGet<LogLine[]>(`/api/runs/${runId}/logs?warnings=1`, [codes.join(',')]);
   if (!codes.length || !data?.length) return null;
+  const groups = groupWarnings(data);
   return (
-    <div className="panel warnings" role="alert" data-testid="run-warnings">
-      <h3>This run may not be learning</h3>
-      <ul>
-        {[...data].reverse().map((w) => (
-          <li key={w.id}>
-            <b>{warningTitle(w.code ?? '')}</b> {w.message.replace(/^\[[a-z_]+\] /, '')}
+    <section className="panel warnings" role="alert" aria-labelledby="warnings-title" data-testid="run-warnings">
+      <h3 id="warnings-title">This run may not be learning</h3>
+      <ul tabIndex={0} aria-label="warnings, newest first">
+        {groups.map((g) => (
+          <li key={g.code} data-testid="run-warning">
+            <b>{warningTitle(g.code)}</b>
+            {g.count > 1 ? (
+              <span className="badge warn" data-testid="warning-count" title={`raised ${g.count} times, at steps ${g.steps.join(', ')}`}>
+                ×{g.count}
+              </span>
+            ) : null}{' '}
+            {g.message}
           </li>
         ))}
       </ul>
-    </div>
+    </section>
   );
 }
 
-/** Live log lines of a run: what the API has, then what the socket brings. */
+/** Live log lines of a run: what the API has, then what the socket brings; follows the newest line unless scrolled up. */
 export function LogsTab({ runId }: { runId: string }) {
   const { socket } = useApi();
   const { data, error } = useGet<LogLine[]>(`/api/runs/${runId}/logs`);
   const [live, setLive] = useState<LogEvent[]>([]);
+  const box = useRef<HTMLPreElement>(null);
+  // true until the reader scrolls up; scrolling back to the bottom follows again
+  const follow = useRef(true);
   useEffect(() => {
     const on = (l: LogEvent) => l.runId === runId && setLive((x) => [...x, l]);
     return attachSocket(socket, (s) => {
@@ -118,12 +173,26 @@ export function LogsTab({ runId }: { runId: string }) {
       return () => void s.off('log', on);
     });
   }, [runId, socket]);
-  if (error) return <p className="error">{error.message}</p>;
   const known = new Set((data ?? []).map((d) => d.id));
   const lines = [...(data ?? []), ...live.filter((l) => !known.has(l.id))];
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (el && follow.current) el.scrollTop = el.scrollHeight;
+  }, [lines.length]);
+  if (error) return <p className="error">{error.message}</p>;
   if (!lines.length) return <div className="panel empty">No log lines yet: the first comes when a worker claims the run.</div>;
   return (
-    <pre className="panel logs" data-testid="logs">
+    <pre
+      className="panel logs"
+      data-testid="logs"
+      ref={box}
+      tabIndex={0}
+      aria-label="run log, newest line last"
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        follow.current = el.scrollHeight - el.scrollTop - el.clientHeight < 24;
+      }}
+    >
       {lines.map((l) => (
         <div key={l.id} className={`log-${l.level}`}>
           {new Date(l.at).toLocaleTimeString()} {l.level.padEnd(5)} {l.message}

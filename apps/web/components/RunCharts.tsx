@@ -7,6 +7,11 @@ import { Chart, COLORS, type ChartSeries } from './Chart';
 import { groupKeys } from './chart-groups';
 import { useChartSettings } from './chart-settings';
 
+/** Validation lines: dashed. */
+const VAL_DASH = [6, 4];
+/** A run's further training series on one compared chart: solid, dotted, dash-dot (its colour is the run's). */
+const SERIES_DASHES: (number[] | undefined)[] = [undefined, [2, 3], [10, 3, 2, 3]];
+
 /** One series as the API's parallel columns: charts read them as they are, with no object per point. */
 type Columns = Pick<RunMetricColumns, 'steps' | 'values' | 'times'>;
 
@@ -148,22 +153,28 @@ export function RunCharts({
   }, [data, xMode]);
 
   // Built only when the data or the x-axis change, so typing in the metric search redraws no chart.
-  // Compare: a run keeps its colour on every chart; validation lines are dashed so train stays visible.
+  // Compare: a run keeps its colour on every chart; validation lines are dashed so train stays visible,
+  // and a run's other series on one chart (reward mean, max, …) are told apart by their line pattern.
   const labels = runs.map((r) => r.label).join('\u0001');
   const seriesByChart = useMemo(
     () =>
       (labelled ? groups : []).map((g): ChartSeries[] =>
         runs.flatMap((r, ri) =>
-          g.keys.flatMap((k) => {
+          g.keys.flatMap((k, ki) => {
             const c = data.get(`${r.id} ${k}`);
             if (!c) return [];
+            const trainIndex = g.keys.slice(0, ki).filter((x) => !x.startsWith('val/')).length;
             return {
               label: runs.length > 1 ? `${r.label}: ${k}` : k,
               // on the step axis the API's columns are the chart's, uncopied
               x: xMode === 'step' ? c.steps : c.times.map((t) => t - t0),
               y: c.values,
               ...(runs.length > 1 ? { color: COLORS[ri % COLORS.length] } : {}),
-              ...(k.startsWith('val/') ? { dash: [6, 4] } : {}),
+              ...(k.startsWith('val/')
+                ? { dash: VAL_DASH }
+                : runs.length > 1 && SERIES_DASHES[trainIndex % SERIES_DASHES.length]
+                  ? { dash: SERIES_DASHES[trainIndex % SERIES_DASHES.length] }
+                  : {}),
             };
           }),
         ),

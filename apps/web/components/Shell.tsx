@@ -48,14 +48,20 @@ export function Shell({ children }: { children: ReactNode }) {
           Menu
         </button>
         <nav id="main-nav" aria-label="main">
-          <a href="/">Runs</a>
-          <GatedLink href="/runs/new" className="nav-link" reason={me ? denied(me, 'launch') : null}>
-            New run
-          </GatedLink>
-          <a href="/compare">Compare</a>
-          <a href="/workers">Workers</a>
+          {/* signed out: only the pages that open without an account, not links that bounce to the login */}
+          {me !== null ? (
+            <>
+              <a href="/">Runs</a>
+              <GatedLink href="/runs/new" className="nav-link" reason={me ? denied(me, 'launch') : null}>
+                New run
+              </GatedLink>
+              <a href="/compare">Compare</a>
+              <a href="/workers">Workers</a>
+            </>
+          ) : null}
           <a href="/envs">Environments</a>
           {me ? <a href="/settings">Settings</a> : null}
+          {me === null && !path.startsWith('/login') ? <a href="/login">Sign in</a> : null}
         </nav>
         <span className="spacer" />
         {me ? (

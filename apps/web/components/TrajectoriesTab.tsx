@@ -1,10 +1,11 @@
 'use client';
 import type { Page, TrajectorySummary } from '@starpo/contracts';
 import { createEnv, DIAGNOSTIC_FLAGS, type EnvSnapshot } from '@starpo/envs';
+import { useRouter } from 'next/navigation';
 import { useMemo, useState } from 'react';
 import { useApi, useGet } from '../lib/api';
 import { Board } from './Board';
-import { FLAG_LABELS } from './flags';
+import { FLAG_MEANINGS, flagName } from './flags';
 import { StepRange } from './StepRange';
 
 /** Filtered trajectory list of a run, and the group view: the N rollouts of one initial state side by side. */
@@ -19,11 +20,13 @@ export function TrajectoriesTab({
   env?: { name: string; config?: Record<string, unknown> };
 }) {
   const { base } = useApi();
+  const router = useRouter();
   const [f, setF] = useState({ from: '', to: '', split: '', success: '', minReward: '', maxReward: '', group: '', flag: '', ...initial });
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const [view, setView] = useState<'list' | 'groups'>('list');
   const query = useMemo(() => {
-    const p = new URLSearchParams({ limit: view === 'groups' ? '500' : '50' });
+    // newest steps first: the policy as it is now is what one looks at first
+    const p = new URLSearchParams({ limit: view === 'groups' ? '500' : '50', order: 'desc' });
     for (const [k, v] of Object.entries(f)) if (v !== '') p.set(k, v);
     const c = cursors.at(-1);
     if (c && view === 'list') p.set('cursor', c);
@@ -59,17 +62,19 @@ export function TrajectoriesTab({
           <option value="">any diagnostics</option>
           {DIAGNOSTIC_FLAGS.map((flag) => (
             <option key={flag} value={flag}>
-              {FLAG_LABELS[flag]}
+              {flagName(flag)}
             </option>
           ))}
         </select>
         <span className="spacer" />
-        <button className={view === 'list' ? 'active' : ''} onClick={() => setView('list')}>
-          List
-        </button>
-        <button className={view === 'groups' ? 'active' : ''} onClick={() => setView('groups')}>
-          Groups
-        </button>
+        <span className="segmented" role="group" aria-label="view">
+          <button aria-pressed={view === 'list'} className={view === 'list' ? 'active' : ''} onClick={() => setView('list')}>
+            List
+          </button>
+          <button aria-pressed={view === 'groups'} className={view === 'groups' ? 'active' : ''} onClick={() => setView('groups')}>
+            Groups
+          </button>
+        </span>
         <a className="button" href={`${base}/api/runs/${runId}/trajectories.jsonl`} download data-testid="export-jsonl">
           JSONL
         </a>
@@ -99,7 +104,16 @@ export function TrajectoriesTab({
             </thead>
             <tbody>
               {data.items.map((t) => (
-                <tr key={t.id}>
+                <tr
+                  key={t.id}
+                  className="clickable"
+                  title="open the replay"
+                  data-testid="trajectory-row"
+                  // the whole row opens the replay; the step link stays for the keyboard and for new tabs
+                  onClick={(e) => {
+                    if (!(e.target as HTMLElement).closest('a')) router.push(`/trajectories/${t.id}`);
+                  }}
+                >
                   <td>
                     <a href={`/trajectories/${t.id}`} data-testid="trajectory-link">
                       {t.step}
@@ -116,8 +130,8 @@ export function TrajectoriesTab({
                   <td>{t.keptByFilter === null ? '—' : t.keptByFilter ? 'kept' : 'dropped'}</td>
                   <td>
                     {t.flags.map((flag) => (
-                      <span key={flag} className={`flag flag-${flag}`} title={FLAG_LABELS[flag] ?? flag}>
-                        {flag.replace(/_/g, ' ')}
+                      <span key={flag} className={`flag flag-${flag}`} title={FLAG_MEANINGS[flag] ?? flag}>
+                        {flagName(flag)}
                       </span>
                     ))}
                   </td>

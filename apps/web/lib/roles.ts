@@ -1,4 +1,4 @@
-import { ROLE_RANK, type Me, type RoleName } from '@starpo/contracts';
+import { ROLE_RANK, RUN_OWNER_ACTIONS, runOwnershipRefusal, type Me, type RoleName, type RunOwnerAction } from '@starpo/contracts';
 
 /** What the dashboard offers; each maps to the least role the API's guard asks for. */
 export type Action = 'launch' | 'edit' | 'cancel' | 'resume' | 'clone' | 'delete' | 'manageTeam' | 'judge';
@@ -23,7 +23,8 @@ export function denied(me: Me | null | undefined, action: Action, run?: { ownerI
   if (!me) return 'sign in first';
   const min = MIN[action];
   if (ROLE_RANK[me.role] < ROLE_RANK[min]) return `needs the ${min} role; you are ${me.role}`;
-  if (action === 'delete' && run && run.ownerId !== me.user.id && me.role !== 'owner')
-    return 'only the run owner or a team owner may delete it';
+  if (run && isRunOwnerAction(action)) return runOwnershipRefusal({ userId: me.user.id, role: me.role, admin: me.admin }, run, action);
   return null;
 }
+
+const isRunOwnerAction = (a: Action): a is RunOwnerAction => (RUN_OWNER_ACTIONS as readonly string[]).includes(a);

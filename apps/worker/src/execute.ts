@@ -36,11 +36,10 @@ export async function executeRun(
       lost = true;
       if (!stop.signal.aborted || stop.signal.reason !== LEASE_LOST) stop.abort(LEASE_LOST);
     } else if (r.cancelRequested && !stop.signal.aborted) {
-      log(`run ${run.id}: cancel requested; stopping it`);
-      void new DbSink(db, run.id, lease)
-        .log('warn', 'cancel requested by the user: stopping the current phase, with a checkpoint')
-        .catch(() => {});
-      stop.abort(USER_CANCEL);
+      const reason = r.stopReason ?? USER_CANCEL; // names who cancelled, as the API recorded it
+      log(`run ${run.id}: ${reason}; stopping it`);
+      void new DbSink(db, run.id, lease).log('warn', `${reason}: stopping the current phase, with a checkpoint`).catch(() => {});
+      stop.abort(reason);
     }
   });
   try {

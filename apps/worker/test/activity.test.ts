@@ -59,6 +59,11 @@ describe('a run tells what it is doing: progress, log lines and warnings stored 
     const warnings = logs.filter((l) => l.code !== null);
     expect(warnings.map((w) => w.code)).toContain('no_well_formed_replies');
     expect(warnings.every((w) => w.level === 'warn' && w.message.startsWith(`[${w.code}] step `))).toBe(true);
+    // the advice is worded against this run's config: its values, and nothing the environment does not have
+    const flat = warnings.find((w) => w.code === 'no_reward_variance')!.message;
+    expect(flat).toContain('more rollouts per group (rollout.groupSize, now 2)');
+    expect(flat).toContain('a higher rollout.temperature (now 0.7)');
+    expect(flat).not.toContain('rewardShaping'); // the bandit has no reward shaping to turn on
     expect(seen).toContain('loading');
     expect(seen).toContain('rollout 4 episodes');
     const after = await db.run.findUniqueOrThrow({ where: { id: run.id } });

@@ -45,6 +45,10 @@ export interface RunSummary {
   latest: Record<string, number>;
   /** Best validation success so far. */
   bestValSuccess: number | null;
+  /** Validation success of the first validation (step 0: the policy before training). */
+  valSuccessAtStart: number | null;
+  /** Finished, validated after its first validation, and never beat it: the run learned nothing measurable. */
+  didNotImprove: boolean;
   /** Codes of the warnings the run raised (RUN_WARNING_CODES), each once. */
   warnings: string[];
   /** What the worker is doing now (running runs only). */
@@ -191,6 +195,8 @@ export const trajectoriesQuerySchema = z
     flag: z.string().max(100).optional(),
     limit: z.coerce.number().int().min(1).max(500).default(100),
     cursor: z.string().max(500).optional(),
+    /** By step: `desc` lists the newest steps first (the dashboard's list). */
+    order: z.enum(['asc', 'desc']).default('asc'),
   })
   .strict();
 export type TrajectoriesQuery = z.infer<typeof trajectoriesQuerySchema>;

@@ -205,6 +205,16 @@ describe('helpers', () => {
     expect(configDiff(b, a)).toEqual([{ path: 'ppo.actorLr', value: 1e-4, reference: 1e-6 }]);
   });
 
+  it('configDiff flattens a section that only one side has into dotted leaves', () => {
+    const ours = { ppo: { actorLr: 1e-6, kl: { coef: 0 } }, env: { name: 'sokoban' } };
+    const elsewhere = { env: { name: 'sokoban' }, trainer: 'verl' };
+    expect(configDiff(elsewhere, ours)).toEqual([
+      { path: 'trainer', value: 'verl', reference: undefined },
+      { path: 'ppo.actorLr', value: undefined, reference: 1e-6 },
+      { path: 'ppo.kl.coef', value: undefined, reference: 0 },
+    ]);
+  });
+
   it('describeEnvs gives JSON schemas with defaults', () => {
     const envs = describeEnvs();
     expect(envs.map((e) => e.name)).toEqual(['sokoban', 'frozenlake', 'bandit']);

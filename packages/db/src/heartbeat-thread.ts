@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
-import { HEARTBEAT_SQL } from './queries/heartbeat-sql.js';
+import { HEARTBEAT_SQL, type HeartbeatRow } from './queries/heartbeat-sql.js';
 import type { HeartbeatInit, HeartbeatReport } from './heartbeat.js';
 
 /**
@@ -20,8 +20,10 @@ async function beat(): Promise<void> {
       client.on('error', () => {}); // a broken connection is replaced at the next beat
       await client.connect();
     }
-    const { rows } = await client.query<{ cancel: boolean }>(HEARTBEAT_SQL, [init.runId, init.lease]);
-    const report: HeartbeatReport = rows[0] ? { lost: false, cancelRequested: rows[0].cancel } : { lost: true, cancelRequested: false };
+    const { rows } = await client.query<HeartbeatRow>(HEARTBEAT_SQL, [init.runId, init.lease]);
+    const report: HeartbeatReport = rows[0]
+      ? { lost: false, cancelRequested: rows[0].cancel, stopReason: rows[0].stop_reason }
+      : { lost: true, cancelRequested: false, stopReason: null };
     if (!stopped) parentPort!.postMessage(report);
   } catch {
     // a database blip: a fresh connection at the next beat

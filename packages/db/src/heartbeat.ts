@@ -9,10 +9,11 @@ export interface HeartbeatInit {
   everyMs: number;
 }
 
-/** One beat's news: the lease is gone, or it holds and a cancel was (or was not) requested. */
+/** One beat's news: the lease is gone, or it holds and a cancel was (or was not) requested, with the stop reason it left. */
 export interface HeartbeatReport {
   lost: boolean;
   cancelRequested: boolean;
+  stopReason: string | null;
 }
 
 /** The thread script: built JavaScript beside this module, or the build output when running from the TypeScript sources (tests). */

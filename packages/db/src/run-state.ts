@@ -21,6 +21,7 @@ import {
 } from '@starpo/contracts';
 import type { Db } from './client.js';
 import type { Prisma, Run, RunKind } from './generated/prisma/client.js';
+import { publishRunNotice } from './queries/events.js';
 import { LeaseLostError, updateRunFenced } from './queries/leases.js';
 import { pgText } from './queries/pg-text.js';
 
@@ -215,22 +216,29 @@ export function initialRunStatus(kind: RunKind): { status: 'queued' | 'running';
     : { status: 'queued', startedAt: null, heartbeatAt: null };
 }
 
-const USER_CANCEL = 'cancelled by user';
+/** The stop reason of a run cancelled by `by` (a user's name or email), as the run page shows it. */
+export const cancelReason = (by: string): string => `cancelled by ${by}`;
 
 /**
- * Cancel a run (see `RUN_TRANSITIONS.cancel`). Returns false when the run was no longer queued or
- * running by the time of the write (it finished meanwhile).
+ * Cancel a run (see `RUN_TRANSITIONS.cancel`) for `by`, a user's name or email. Returns false when the
+ * run was no longer queued or running by the time of the write (it finished meanwhile). A running
+ * run keeps the reason beside its cancel request: its worker ends it with that reason.
  */
-export async function cancelRun(db: Db, run: { id: string; kind: RunKind }): Promise<boolean> {
+export async function cancelRun(db: Db, run: { id: string; kind: RunKind }, by = 'user'): Promise<boolean> {
   const now = new Date();
+  const stopReason = cancelReason(by);
   const queued = await db.run.updateMany({
     where: { id: run.id, status: 'queued' },
-    data: { status: 'cancelled', stopReason: USER_CANCEL, finishedAt: now, cancelRequestedAt: now },
+    data: { status: 'cancelled', stopReason, finishedAt: now, cancelRequestedAt: now },
   });
-  if (queued.count > 0) return true;
   const data: Prisma.RunUpdateManyMutationInput =
-    run.kind === 'external' ? { status: 'cancelled', stopReason: USER_CANCEL, finishedAt: now } : { cancelRequestedAt: now };
-  return (await db.run.updateMany({ where: { id: run.id, status: 'running' }, data })).count > 0;
+    run.kind === 'external' ? { status: 'cancelled', stopReason, finishedAt: now } : { cancelRequestedAt: now, stopReason };
+  const done = queued.count > 0 || (await db.run.updateMany({ where: { id: run.id, status: 'running' }, data })).count > 0;
+  if (done) {
+    const line = await db.runLog.create({ data: { runId: run.id, level: 'warn', message: `${stopReason}: cancel requested` } });
+    await publishRunNotice(db, { run: run.id, type: 'log', id: String(line.id) }).catch(() => {}); // live logs: best effort
+  }
+  return done;
 }
 
 /** Put a failed or cancelled worker's run back in the queue; false when it was in another status. */

@@ -46,7 +46,7 @@ describe('run leases with fencing', () => {
     const a = (await claimRun(db, runId, workerA, false))!;
     expect(a.leaseEpoch).toBe(1);
     await upsertMetrics(db, runId, 1, { 'train/success': 0.5 }, new Date(), { lease: a.leaseEpoch });
-    expect(await heartbeatRun(db, runId, a.leaseEpoch)).toEqual({ cancelRequested: false });
+    expect(await heartbeatRun(db, runId, a.leaseEpoch)).toEqual({ cancelRequested: false, stopReason: null });
 
     // the owner looked dead: swept back to the queue and claimed by another worker
     await db.run.update({ where: { id: runId }, data: { heartbeatAt: new Date(Date.now() - 60_000) } });
@@ -82,7 +82,7 @@ describe('run leases with fencing', () => {
     const c = (await claimRun(db, runId, workerA, false))!;
     expect(c).toMatchObject({ status: 'running', currentStep: 2, resumeCount: 2 });
     await db.run.update({ where: { id: runId }, data: { cancelRequestedAt: new Date(), heartbeatAt: new Date(Date.now() - 60_000) } });
-    expect(await heartbeatRun(db, runId, c.leaseEpoch)).toEqual({ cancelRequested: true });
+    expect(await heartbeatRun(db, runId, c.leaseEpoch)).toEqual({ cancelRequested: true, stopReason: null });
     await db.run.update({ where: { id: runId }, data: { heartbeatAt: new Date(Date.now() - 60_000) } });
     expect(await sweepStaleRuns(db, 30_000)).toEqual({ requeued: [], cancelled: [runId] });
     expect(await db.run.findUniqueOrThrow({ where: { id: runId } })).toMatchObject({

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -35,7 +35,10 @@ function hasNativeBinding(pkg: string): boolean {
   return false;
 }
 
-async function tryTensorflow(): Promise<BackendInfo | null> {
+/** A backend that works, or why it was passed over (one short phrase, for the start-up line). */
+type Tried = BackendInfo | string;
+
+async function tryTensorflow(): Promise<Tried> {
   for (const pkg of ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node']) {
     if (!hasNativeBinding(pkg)) continue;
     try {
@@ -50,45 +53,65 @@ async function tryTensorflow(): Promise<BackendInfo | null> {
       // optional dependency missing or its native library failed to load
     }
   }
-  return null;
+  return 'no tfjs-node native library';
 }
 
-async function tryWebgpu(): Promise<BackendInfo | null> {
+/**
+ * Dawn prints "Couldn't load Vulkan" with a stack when Linux has no Vulkan loader; on such a machine
+ * WebGPU cannot work, so it is not tried (other systems use Metal or D3D12).
+ */
+function hasVulkanLoader(): boolean {
+  if (process.platform !== 'linux') return true;
+  const dirs = [
+    ...(process.env.LD_LIBRARY_PATH ?? '').split(':').filter(Boolean),
+    '/usr/lib/x86_64-linux-gnu',
+    '/usr/lib/aarch64-linux-gnu',
+    '/lib/x86_64-linux-gnu',
+    '/lib/aarch64-linux-gnu',
+    '/usr/lib64',
+    '/usr/lib',
+    '/usr/local/lib',
+  ];
+  return dirs.some((d) => existsSync(path.join(d, 'libvulkan.so.1')));
+}
+
+async function tryWebgpu(): Promise<Tried> {
+  if (!hasVulkanLoader()) return 'no Vulkan loader (libvulkan.so.1), so no GPU through WebGPU';
   try {
     // The `webgpu` package is Dawn for Node; it installs navigator.gpu-style globals.
     const dawn = (await import('webgpu' as string)) as { create: (flags: string[]) => GPU; globals: Record<string, unknown> };
     Object.assign(globalThis, dawn.globals);
     const gpu = dawn.create([]);
     const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
-    if (!adapter) return null;
+    if (!adapter) return 'no WebGPU adapter';
     const about = (adapter as unknown as { info?: Record<string, string> }).info ?? {};
     // A software Vulkan (llvmpipe, SwiftShader) is slower than the wasm backend: skip it.
     if (
       /cpu/i.test(about.adapterType ?? '') ||
       /llvmpipe|swiftshader|lavapipe/i.test(`${about.description} ${about.device} ${about.architecture}`)
     )
-      return null;
+      return 'only a software Vulkan, slower than wasm';
     Object.defineProperty(globalThis, 'navigator', { value: { gpu }, configurable: true, writable: true });
     await import('@tensorflow/tfjs-backend-webgpu');
-    if (!(await tf.setBackend('webgpu'))) return null;
+    if (!(await tf.setBackend('webgpu'))) return 'the webgpu backend failed to start';
     const info = (adapter as unknown as { info?: { vendor?: string; device?: string; description?: string } }).info;
     return { name: 'webgpu', device: `${info?.description || info?.device || info?.vendor || 'GPU'} (Dawn)`, gpu: true };
   } catch {
-    return null;
+    return 'WebGPU (Dawn) not installed or failed to load';
   }
 }
 
-async function tryWasm(): Promise<BackendInfo | null> {
+async function tryWasm(): Promise<Tried> {
   try {
     const mod = await import('@tensorflow/tfjs-backend-wasm');
     // a bundle (the GPU check) imports this CommonJS package as { default }
     const wasm = ('setWasmPaths' in mod ? mod : (mod as unknown as { default: typeof mod }).default) as typeof mod;
     const dir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
     wasm.setWasmPaths(dir + path.sep);
-    if (!(await tf.setBackend('wasm'))) return null;
+    if (!(await tf.setBackend('wasm'))) return 'the wasm backend failed to start';
     return { name: 'wasm', device: 'wasm SIMD (1 thread)', gpu: false };
   } catch {
-    return null;
+    return 'the wasm backend failed to load';
   }
 }
 
@@ -97,7 +120,7 @@ async function useCpu(): Promise<BackendInfo> {
   return { name: 'cpu', device: 'pure JS', gpu: false };
 }
 
-const TRIERS: Record<BackendName, () => Promise<BackendInfo | null>> = {
+const TRIERS: Record<BackendName, () => Promise<Tried>> = {
   tensorflow: tryTensorflow,
   webgpu: tryWebgpu,
   wasm: tryWasm,
@@ -114,17 +137,27 @@ export async function initBackend(choice: BackendChoice = 'auto', log: (msg: str
   const wanted = (process.env.STARPO_BACKEND as BackendChoice | undefined) ?? choice;
   if (current && (wanted === 'auto' || wanted === current.name)) return current;
   const order: BackendName[] = wanted === 'auto' ? ['tensorflow', 'webgpu', 'wasm', 'cpu'] : [wanted];
+  const passed: string[] = [];
   for (const name of order) {
     const info = await TRIERS[name]();
-    if (info) {
-      await tf.ready();
-      if (info.name === 'wasm' || info.name === 'cpu') info.device += matmulEngineNote(info.name, log);
-      current = info;
-      log(`tensor backend: ${info.name} (${info.device})`);
-      return info;
+    if (typeof info === 'string') {
+      passed.push(`${name}: ${info}`);
+      continue;
     }
+    await tf.ready();
+    if (info.name === 'wasm' || info.name === 'cpu') info.device += matmulEngineNote(info.name, log);
+    current = info;
+    // one line: what was chosen and why the faster ones were passed over
+    const why =
+      wanted === 'auto'
+        ? passed.length
+          ? `; passed over ${passed.join('; ')}`
+          : '; the first choice'
+        : '; as asked (STARPO_BACKEND or the run config)';
+    log(`tensor backend: ${info.name} (${info.device})${why}`);
+    return info;
   }
-  throw new Error(`tensor backend "${wanted}" is not available on this machine`);
+  throw new Error(`tensor backend "${wanted}" is not available on this machine: ${passed.join('; ')}`);
 }
 
 /**

@@ -6,6 +6,7 @@ import { RunCharts } from '../../components/RunCharts';
 import { useApi } from '../../lib/api';
 import { compareIds } from '../../lib/compare';
 import { getPath } from '../../lib/paths';
+import { useTitle } from '../../lib/title';
 
 /** The compare view of the runs in `?runs=a,b,…`: their config differences and every chart, one colour per run. */
 export function Compare() {
@@ -14,6 +15,7 @@ export function Compare() {
   const ids = useMemo(() => compareIds(params.get('runs')), [params]);
   const [runs, setRuns] = useState<RunDetail[]>([]);
   const [error, setError] = useState('');
+  useTitle(`Compare ${ids.length} runs`);
   useEffect(() => {
     Promise.all(ids.map((id) => call<RunDetail>('GET', `/api/runs/${id}`)))
       .then(setRuns)
@@ -43,7 +45,7 @@ export function Compare() {
         {!loaded ? (
           <p className="muted">Loading…</p>
         ) : diffs.length ? (
-          <table data-testid="config-diff">
+          <table data-testid="config-diff" className="config-diff">
             <thead>
               <tr>
                 <th>setting</th>
@@ -61,7 +63,7 @@ export function Compare() {
                     <code>{d.path}</code>
                   </td>
                   {d.values.map((v, i) => (
-                    <td key={i}>{JSON.stringify(v)}</td>
+                    <td key={i}>{v === undefined ? <span className="muted">not set</span> : JSON.stringify(v)}</td>
                   ))}
                 </tr>
               ))}

@@ -3,6 +3,7 @@
 import { useMemo, useState } from 'react';
 import { createEnv, type EnvSnapshot } from '@starpo/envs';
 import { Board } from '../../components/Board';
+import { useTitle } from '../../lib/title';
 
 function initialState(env: string, seed: number): { snapshot: EnvSnapshot; observation: string } | { error: string } {
   try {
@@ -16,6 +17,7 @@ function initialState(env: string, seed: number): { snapshot: EnvSnapshot; obser
 
 /** Initial Sokoban and FrozenLake maps for a seed, generated in the browser by @starpo/envs. */
 export default function EnvsPage() {
+  useTitle('Environments');
   const [seedText, setSeedText] = useState('3');
   const seed = Number(seedText);
   const valid = seedText.trim() !== '' && Number.isSafeInteger(seed);

@@ -3,6 +3,7 @@ import { useRouter, useSearchParams } from 'next/navigation';
 import { Suspense, useEffect, useState, type FormEvent } from 'react';
 import { errorsByPath, Field } from '../../components/Field';
 import { ApiError, useApi } from '../../lib/api';
+import { useTitle } from '../../lib/title';
 
 type Mode = 'login' | 'setup' | 'invite';
 
@@ -11,10 +12,17 @@ function LoginForm() {
   const router = useRouter();
   const params = useSearchParams();
   const [mode, setMode] = useState<Mode>(params.get('invite') ? 'invite' : 'login');
-  const [form, setForm] = useState({ email: '', password: '', name: '', teamName: '', invite: params.get('invite') ?? '' });
+  const [form, setForm] = useState({
+    email: params.get('email') ?? '',
+    password: '',
+    name: '',
+    teamName: '',
+    invite: params.get('invite') ?? '',
+  });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState('');
   const [busy, setBusy] = useState(false);
+  useTitle(mode === 'setup' ? 'Create your team' : mode === 'invite' ? 'Join with an invite' : 'Sign in');
   useEffect(() => {
     call<{ needsSetup: boolean }>('GET', '/api/auth/setup')
       .then((s) => s.needsSetup && setMode('setup'))
@@ -58,7 +66,12 @@ function LoginForm() {
         </p>
       ) : null}
       {mode === 'invite' ? (
-        <p className="muted">Paste the token of the invite link an owner sent you; the invite decides your role and works once.</p>
+        <p className="muted" data-testid="invite-note">
+          {params.get('invite') && form.invite === params.get('invite')
+            ? 'Your invite is filled in from the link: choose your name and a password.'
+            : 'Paste the token of the invite link an owner sent you.'}{' '}
+          The invite decides your role and works once.
+        </p>
       ) : null}
       {mode !== 'login' ? (
         <Field label="Your name" error={errors.name}>

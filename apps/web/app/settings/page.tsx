@@ -7,6 +7,7 @@ import { SettingsNav } from '../../components/SettingsNav';
 import { useApi, useGet } from '../../lib/api';
 import { denied } from '../../lib/roles';
 import { useAction } from '../../lib/use-action';
+import { useTitle } from '../../lib/title';
 
 const EXPIRY = [
   { hours: 24, label: '1 day' },
@@ -17,6 +18,7 @@ const EXPIRY = [
 /** The team: who is in it with which role, and (for owners) role changes and invite links. */
 export default function TeamSettingsPage() {
   const { me, call, refreshMe } = useApi();
+  useTitle('Team settings');
   const members = useGet<TeamMember[]>(me ? '/api/team/members' : null);
   const ownerReason = denied(me, 'manageTeam');
   const { error, run } = useAction();
@@ -79,7 +81,8 @@ export default function TeamSettingsPage() {
           </table>
         </div>
         <p className="muted">
-          Owners manage members and invites and may delete any run; members launch, edit, cancel and delete their own runs; viewers read.
+          Owners manage members and invites and may edit, cancel, resume and delete any run; members launch runs and edit, cancel, resume
+          and delete their own; viewers read.
         </p>
       </section>
       {ownerReason ? null : <Invites />}
@@ -102,11 +105,11 @@ function Invites() {
         expiresInHours: form.hours,
         ...(form.email.trim() ? { email: form.email.trim() } : {}),
       });
-      setCreated({
-        link: `${window.location.origin}/login?invite=${encodeURIComponent(inv.token)}`,
-        role: inv.role,
-        expiresAt: inv.expiresAt,
-      });
+      const email = form.email.trim();
+      // the join form fills in the invited address from the link
+      const link = `${window.location.origin}/login?invite=${encodeURIComponent(inv.token)}${email ? `&email=${encodeURIComponent(email)}` : ''}`;
+      setCreated({ link, role: inv.role, expiresAt: inv.expiresAt });
+      setForm((f) => ({ ...f, email: '' })); // the next invite is for someone else
     }, invites.reload);
   }
 

@@ -3,9 +3,11 @@ import type { WorkerInfo } from '@starpo/contracts';
 import { useEffect } from 'react';
 import { when } from '../../components/format';
 import { useGet } from '../../lib/api';
+import { useTitle } from '../../lib/title';
 
 export default function WorkersPage() {
   const { data, error, reload } = useGet<WorkerInfo[]>('/api/workers');
+  useTitle('Workers');
   useEffect(() => {
     const t = setInterval(reload, 5000);
     return () => clearInterval(t);

@@ -1,6 +1,6 @@
 import type { Db } from '../client.js';
 import { Prisma } from '../generated/prisma/client.js';
-import { HEARTBEAT_SQL } from './heartbeat-sql.js';
+import { HEARTBEAT_SQL, type HeartbeatRow } from './heartbeat-sql.js';
 
 /** A worker wrote for a run whose lease it no longer holds (the run was requeued, taken over, or deleted). */
 export class LeaseLostError extends Error {
@@ -27,11 +27,15 @@ export async function assertLease(tx: Prisma.TransactionClient, runId: string, l
 
 /**
  * The owner's heartbeat on its run: refreshes `heartbeat_at` while `lease` holds. Returns null
- * when the lease is gone, else whether a cancel was requested.
+ * when the lease is gone, else whether a cancel was requested (and the stop reason it left, naming who).
  */
-export async function heartbeatRun(db: Db, runId: string, lease: number): Promise<{ cancelRequested: boolean } | null> {
-  const rows = await db.$queryRawUnsafe<{ cancel: boolean }[]>(HEARTBEAT_SQL, runId, lease);
-  return rows[0] ? { cancelRequested: rows[0].cancel } : null;
+export async function heartbeatRun(
+  db: Db,
+  runId: string,
+  lease: number,
+): Promise<{ cancelRequested: boolean; stopReason: string | null } | null> {
+  const rows = await db.$queryRawUnsafe<HeartbeatRow[]>(HEARTBEAT_SQL, runId, lease);
+  return rows[0] ? { cancelRequested: rows[0].cancel, stopReason: rows[0].stop_reason } : null;
 }
 
 /** Update the run row only while `lease` holds (one statement, so atomic); throws LeaseLostError otherwise. Without a lease, only the row must exist. */

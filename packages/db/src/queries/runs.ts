@@ -82,6 +82,19 @@ export function runSummaryMetrics(db: Db, runIds: string[], keys: string[]) {
   return db.metricSummary.findMany({ where: { runId: { in: runIds }, key: { in: keys } } });
 }
 
+/** The first point of `key` of each run (its step-0 validation, for `val/success`), by run id. */
+export async function firstMetricPoints(db: Db, runIds: string[], key: string): Promise<Map<string, { step: number; value: number }>> {
+  const rows = runIds.length
+    ? await db.$queryRawUnsafe<{ run_id: string; step: number; value: number }[]>(
+        `SELECT DISTINCT ON (run_id) run_id::text, step, value FROM metric_points
+          WHERE run_id = ANY($1::uuid[]) AND key = $2 ORDER BY run_id, step`,
+        runIds,
+        key,
+      )
+    : [];
+  return new Map(rows.map((r) => [r.run_id, { step: r.step, value: r.value }]));
+}
+
 /** The warning codes each run raised (warnings are log lines with a code). */
 export async function runWarningCodes(db: Db, runIds: string[]): Promise<Map<string, string[]>> {
   const rows = runIds.length

@@ -16,6 +16,44 @@ const LOW_VALIDATIONS = 2;
 
 const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
 
+type WatchedConfig = Pick<RunConfig, 'model' | 'env' | 'earlyStopping' | 'rollout' | 'ppo' | 'filter'>;
+
+/**
+ * The remedies a warning may suggest, each worded against the run's own config: one already in use
+ * is left out or becomes "more of it" with the current value, so the advice never asks for a
+ * setting the run has.
+ */
+function remedies(c: WatchedConfig) {
+  const { ppo, filter, rollout } = c;
+  const envConfig = (c.env.config ?? {}) as { rewardShaping?: string };
+  const clipHigher = ppo.clipRatioHigh > ppo.clipRatioLow;
+  return {
+    lowerLr: `a lower ppo.actorLr (now ${ppo.actorLr})`,
+    lrDecay: ppo.lrSchedule.type === 'constant' ? 'an lr decay (ppo.lrSchedule.type linear or cosine)' : null,
+    kl: ppo.kl.coef === 0 ? 'a KL term (ppo.kl.coef, e.g. 0.001)' : `a larger KL term (ppo.kl.coef, now ${ppo.kl.coef})`,
+    entropy:
+      ppo.entropyCoef === 0
+        ? 'an entropy bonus (ppo.entropyCoef, e.g. 0.001)'
+        : `a larger entropy bonus (ppo.entropyCoef, now ${ppo.entropyCoef})`,
+    temperature: rollout.temperature < 2 ? `a higher rollout.temperature (now ${rollout.temperature})` : null,
+    groupSize: `more rollouts per group (rollout.groupSize, now ${rollout.groupSize})`,
+    // only where the environment offers shaping (its parsed config carries the setting) and it is off
+    shaping: envConfig.rewardShaping === 'none' ? 'a shaped reward (env.config.rewardShaping)' : null,
+    varianceFilter: filter.ratio >= 1 ? 'the StarPO-S variance filter (filter.ratio 0.25)' : null,
+    clipHigher: clipHigher ? null : 'clip-higher (ppo.clipRatioHigh 0.28)',
+    starpoS: filter.ratio < 1 && clipHigher ? null : 'the StarPO-S settings (filter.ratio 0.25, ppo.clipRatioHigh 0.28)',
+    includeZero: filter.includeZero ? null : 'filter.includeZero=true',
+    widerFilter: filter.ratio < 1 ? `a larger filter.ratio (now ${filter.ratio})` : null,
+  };
+}
+
+/** "Change: a, b or c." from the remedies that apply; a run that already has them all is told so. */
+function change(options: (string | null)[]): string {
+  const xs = options.filter((x): x is string => x !== null);
+  if (!xs.length) return "The usual remedies are already in this run's config: look at its trajectories.";
+  return `Change: ${xs.length === 1 ? xs[0] : `${xs.slice(0, -1).join(', ')} or ${xs.at(-1)}`}.`;
+}
+
 /**
  * Watches a run's step and validation metrics for the signs that it cannot learn (or has stopped
  * learning) and says so with the likely cause and what to change. A warning is raised once when its
@@ -33,11 +71,16 @@ export class LearningWatch {
     active: [] as RunWarningCode[],
   };
 
-  constructor(private readonly c: Pick<RunConfig, 'model' | 'env' | 'earlyStopping' | 'rollout'>) {}
+  private readonly fix: ReturnType<typeof remedies>;
+
+  constructor(private readonly c: WatchedConfig) {
+    this.fix = remedies(c);
+  }
 
   /** After a training step, with its metrics (train/…, rollout/…, actor/…). */
   onStep(step: number, m: Record<string, number>): RunWarning[] {
     const s = this.state;
+    const fix = this.fix;
     const raised: RunWarning[] = [];
     const check = (code: RunWarningCode, on: boolean, message: () => string) => {
       const was = s.active.includes(code);
@@ -66,7 +109,7 @@ export class LearningWatch {
       'empty_filtered_batches',
       s.empty >= EMPTY_STEPS,
       () =>
-        `The variance filter left no group to train on for ${s.empty} steps in a row (the first echo-trap rule stops the run after ${this.c.earlyStopping.emptyBatchSteps}). Likely cause: every group's rollouts scored alike. Change: filter.includeZero=true, a larger filter.ratio, more rollouts per group or a higher temperature.`,
+        `The variance filter left no group to train on for ${s.empty} steps in a row (the first echo-trap rule stops the run after ${this.c.earlyStopping.emptyBatchSteps}). Likely cause: every group's rollouts scored alike. ${change([fix.includeZero, fix.widerFilter, fix.groupSize, fix.temperature])}`,
     );
 
     const stdMax = m['rollout/in_group_reward_std_max'];
@@ -74,7 +117,7 @@ export class LearningWatch {
       'no_reward_variance',
       !empty && stdMax !== undefined && stdMax === 0,
       () =>
-        `Every group's rollouts got exactly the same reward, so every group-relative advantage is 0 and this update has no signal. Likely cause: ${wellFormed === 0 ? 'all replies broke the format (each scored the format penalty)' : 'the task is too hard or too easy for the policy at this temperature, with a sparse reward'}. Change: more rollouts per group (rollout.groupSize), a higher rollout.temperature, or a shaped reward (env.config.rewardShaping).`,
+        `Every group's rollouts got exactly the same reward, so every group-relative advantage is 0 and this update has no signal. Likely cause: ${wellFormed === 0 ? 'all replies broke the format (each scored the format penalty)' : 'the task is too hard or too easy for the policy at this temperature, with a sparse reward'}. ${change([fix.groupSize, fix.temperature, fix.shaping])}`,
     );
 
     const grad = m['actor/grad_norm'];
@@ -82,7 +125,7 @@ export class LearningWatch {
       'zero_grad_norm',
       grad !== undefined && grad === 0,
       () =>
-        `The actor's gradient norm was 0: no token of the batch carried an advantage, so the weights did not move. Likely cause: ${stdMax === 0 ? 'no reward variance within any group' : 'every advantage was zero or dropped (algorithm.negativeAdvantageScale 0 with no positive credit, or groundedCreditOnly removing all of it)'}. Change: see the reward-variance settings (rollout.groupSize, temperature, rewardShaping) or the credit settings (algorithm.*).`,
+        `The actor's gradient norm was 0: no token of the batch carried an advantage, so the weights did not move. Likely cause: ${stdMax === 0 ? 'no reward variance within any group' : 'every advantage was zero or dropped (algorithm.negativeAdvantageScale 0 with no positive credit, or groundedCreditOnly removing all of it)'}. Change: see the reward-variance settings (rollout.groupSize, rollout.temperature, env.config.rewardShaping) or the credit settings (algorithm.*).`,
     );
 
     const shares = Object.entries(m).filter(([k]) => k.startsWith('train/action_share/'));
@@ -93,7 +136,7 @@ export class LearningWatch {
       'action_collapse',
       top !== undefined && enough && top[1] > ACTION_SHARE_LIMIT,
       () =>
-        `${pct(top![1])} of the executed actions were "${top![0].slice('train/action_share/'.length)}": the policy is drifting to one action whatever the board, a shortcut that a few lucky successes reward. Change: a lower ppo.actorLr or an lr decay (ppo.lrSchedule), a KL term (ppo.kl.coef), or an entropy bonus (ppo.entropyCoef).`,
+        `${pct(top![1])} of the executed actions were "${top![0].slice('train/action_share/'.length)}": the policy is drifting to one action whatever the board, a shortcut that a few lucky successes reward. ${change([fix.lowerLr, fix.lrDecay, fix.kl, fix.entropy])}`,
     );
 
     // echo-trap signs (the second early-stopping rule watches the same std): a collapse of in-group variance or entropy
@@ -106,7 +149,7 @@ export class LearningWatch {
       'reward_variance_falling',
       s.stdLow >= FALLING_STEPS,
       () =>
-        `The in-group reward std has stayed below ${pct(FALLING_SHARE)} of its first steps' level (${mean(s.stdBase).toFixed(3)}) for ${s.stdLow} steps: the rollouts of a group all do the same thing, the echo trap's first sign (the run stops early when it falls under ${pct(this.c.earlyStopping.rewardStdFraction)}). Change: the StarPO-S variance filter (filter.ratio 0.25), clip-higher (ppo.clipRatioHigh 0.28), a lower learning rate or a higher temperature.`,
+        `The in-group reward std has stayed below ${pct(FALLING_SHARE)} of its first steps' level (${mean(s.stdBase).toFixed(3)}) for ${s.stdLow} steps: the rollouts of a group all do the same thing, the echo trap's first sign (the run stops early when it falls under ${pct(this.c.earlyStopping.rewardStdFraction)}). ${change([fix.varianceFilter, fix.clipHigher, fix.lowerLr, fix.temperature])}`,
     );
     const ent = m['actor/entropy'] ?? m['train/entropy'];
     if (ent !== undefined) {
@@ -117,7 +160,7 @@ export class LearningWatch {
       'entropy_collapse',
       s.entropyLow >= FALLING_STEPS,
       () =>
-        `The policy's entropy has stayed below ${pct(FALLING_SHARE)} of its first steps' level (${mean(s.entropyBase).toFixed(3)}) for ${s.entropyLow} steps: it repeats itself (echo trap) and explores nothing new. Change: an entropy bonus (ppo.entropyCoef), a KL term, a lower learning rate, or the StarPO-S settings.`,
+        `The policy's entropy has stayed below ${pct(FALLING_SHARE)} of its first steps' level (${mean(s.entropyBase).toFixed(3)}) for ${s.entropyLow} steps: it repeats itself (echo trap) and explores nothing new. ${change([fix.entropy, fix.kl, fix.lowerLr, fix.starpoS])}`,
     );
     return raised;
   }
@@ -133,7 +176,7 @@ export class LearningWatch {
         {
           code: 'low_validation_success',
           step,
-          message: `Validation success was ${pct(success)} at ${s.lowVal} validations in a row (the third early-stopping rule stops the run after ${this.c.earlyStopping.lowValPatience}). Likely cause: a base that cannot play this environment yet, or a policy that collapsed. Change: start from a pretrained base, or check the warnings above and the trajectories.`,
+          message: `Validation success was ${pct(success)} at ${s.lowVal} validations in a row (the third early-stopping rule stops the run after ${this.c.earlyStopping.lowValPatience}). Likely cause: a base that cannot play this environment yet, or a policy that collapsed. Change: ${this.c.model.base.startsWith('starpo-tiny/') ? 'start from a pretrained base (model.base), or ' : ''}check the warnings above and the trajectories.`,
         },
       ];
     }

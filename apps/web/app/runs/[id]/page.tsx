@@ -9,11 +9,12 @@ import { DiagnosticsTab } from '../../../components/DiagnosticsTab';
 import { Gated, GatedLink } from '../../../components/Gated';
 import { RunCharts } from '../../../components/RunCharts';
 import { RunMeta } from '../../../components/RunMeta';
-import { Progress, StatusBadge } from '../../../components/StatusBadge';
+import { NotImprovedBadge, Progress, StatusBadge } from '../../../components/StatusBadge';
 import { TrajectoriesTab } from '../../../components/TrajectoriesTab';
 import { LogsTab, PhaseProgress, WarningsPanel } from '../../../components/RunActivity';
 import { attachSocket, useApi, useGet } from '../../../lib/api';
 import { denied } from '../../../lib/roles';
+import { useTitle } from '../../../lib/title';
 
 type Tab = 'charts' | 'trajectories' | 'diagnostics' | 'config' | 'checkpoints' | 'logs';
 type TrajectoryFilter = Partial<Record<'flag' | 'from' | 'to' | 'split', string>>;
@@ -28,6 +29,7 @@ export default function RunPage() {
   const [actionError, setActionError] = useState('');
   // set on click, before the API answers: the button must not invite a second click
   const [cancelClicked, setCancelClicked] = useState(false);
+  useTitle(run?.name);
 
   useEffect(() => {
     const onStatus = (ev: StatusEvent) => ev.runId === id && reload();
@@ -76,9 +78,9 @@ export default function RunPage() {
         <StatusBadge status={run.status} cancelRequested={run.cancelRequested} />
         <span className="spacer" />
         {!finished ? (
-          <Gated reason={denied(me, 'cancel')}>
+          <Gated reason={denied(me, 'cancel', run)}>
             <button
-              disabled={cancelling || !!denied(me, 'cancel')}
+              disabled={cancelling || !!denied(me, 'cancel', run)}
               onClick={() => {
                 setCancelClicked(true);
                 void act(`/api/runs/${id}/cancel`).then((ok) => ok || setCancelClicked(false));
@@ -90,8 +92,8 @@ export default function RunPage() {
           </Gated>
         ) : null}
         {(RESUMABLE_STATUSES as readonly string[]).includes(run.status) && run.kind === 'train' ? (
-          <Gated reason={denied(me, 'resume')}>
-            <button onClick={() => act(`/api/runs/${id}/resume`)} disabled={!!denied(me, 'resume')}>
+          <Gated reason={denied(me, 'resume', run)}>
+            <button onClick={() => act(`/api/runs/${id}/resume`)} disabled={!!denied(me, 'resume', run)}>
               Resume
             </button>
           </Gated>
@@ -142,6 +144,12 @@ export default function RunPage() {
         ) : null}
         <span>
           <b>Best val success</b> {pct(run.bestValSuccess)}
+          {run.didNotImprove ? (
+            <>
+              {' '}
+              <NotImprovedBadge run={run} />
+            </>
+          ) : null}
         </span>
         {run.stopReason ? (
           <span data-testid="stop-reason">
@@ -164,7 +172,7 @@ export default function RunPage() {
       ) : null}
       <WarningsPanel runId={id} codes={run.warnings} />
       {run.error ? <pre className="panel error">{run.error}</pre> : null}
-      <RunMeta run={run} denied={denied(me, 'edit')} onSaved={reload} />
+      <RunMeta run={run} denied={denied(me, 'edit', run)} onSaved={reload} />
       <nav className="tabs" role="tablist">
         {(['charts', 'trajectories', 'diagnostics', 'config', 'checkpoints', 'logs'] as Tab[]).map((t) => (
           <button key={t} role="tab" aria-selected={tab === t} className={tab === t ? 'active' : ''} onClick={() => setTab(t)}>

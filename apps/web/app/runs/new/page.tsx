@@ -8,6 +8,7 @@ import {
   shippedBase,
   ValidationError,
   type BaseModelInfo,
+  type RunConfig,
   type RunConfigOverrides,
   type RunDetail,
 } from '@starpo/contracts';
@@ -20,7 +21,10 @@ import { splitTags } from '../../../components/RunMeta';
 import { ApiError, useApi } from '../../../lib/api';
 import { denied } from '../../../lib/roles';
 import { cloneForm, readableError, setPath, withoutEnvSection } from '../../../lib/clone';
+import { estimateRunSeconds } from '../../../lib/estimate';
+import { humanError } from '../../../lib/form-errors';
 import { getPath } from '../../../lib/paths';
+import { useTitle } from '../../../lib/title';
 
 /** The fields shown up front; everything else goes through the JSON overrides box. */
 const FIELDS: { path: string; label: string; type: 'number' | 'text' }[] = [
@@ -53,6 +57,7 @@ function NewRunForm() {
   const [seed, setSeed] = useState(0);
   const [bases, setBases] = useState<BaseModelInfo[]>([]);
   const from = params.get('from');
+  useTitle(from ? 'Clone run' : 'New run');
 
   useEffect(() => {
     call<BaseModelInfo[]>('GET', '/api/base-models')
@@ -111,8 +116,13 @@ function NewRunForm() {
       return undefined;
     }
   }, [preset, env]);
-  const shown = { ...(built.errors ?? {}), ...errors };
-  const invalid = Object.keys(built.errors ?? {}).length;
+  // a name of spaces only: the API refuses it, so the browser does too (empty means "generate one")
+  const nameError = name !== '' && name.trim() === '' ? 'Must contain more than spaces; leave it empty for a generated name.' : null;
+  const checked = { ...(built.errors ?? {}), ...(nameError ? { name: nameError } : {}) };
+  const shown = Object.fromEntries(Object.entries({ ...checked, ...errors }).map(([p, m]) => [p, humanError(m)]));
+  /** Errors of paths with no field of their own (set through the overrides): listed under the form. */
+  const unfielded = Object.entries(shown).filter(([p]) => !FIELDED.has(p));
+  const invalid = Object.keys(checked).length;
   const blocked =
     denied(me, 'launch') ??
     (invalid
@@ -190,12 +200,13 @@ function NewRunForm() {
               <option>bandit</option>
             </select>
           </Field>
-          <Field label="Base model" error={shown['model.base']} hint={baseHint(built.config?.model.base)}>
+          <Field label="Base model" error={shown['model.base']} hint={baseHint(base || defaults?.model.base)}>
             <select name="base" value={base} onChange={(e) => setBase(e.target.value)}>
+              {/* from the preset and environment only: another field's error must not change this label */}
               <option value="">
                 preset default
-                {preset && built.config
-                  ? `: ${built.config.model.base}${built.config.model.base.startsWith('starpo-tiny/') ? ' (from scratch)' : ''}`
+                {preset && defaults
+                  ? `: ${defaults.model.base}${defaults.model.base.startsWith('starpo-tiny/') ? ' (from scratch)' : ''}`
                   : ''}
               </option>
               {(bases.length ? bases : [{ name: SCRATCH_BASE, source: 'builtin' }]).map((b) => (
@@ -228,25 +239,29 @@ function NewRunForm() {
           </fieldset>
           <details>
             <summary>All other settings (JSON overrides)</summary>
-            <Field label="Overrides" error={shown.overrides} hint='any RunConfig subset, e.g. {"earlyStopping":{"enabled":false}}'>
+            <Field label="JSON overrides" error={shown.overrides} hint='any RunConfig subset, e.g. {"earlyStopping":{"enabled":false}}'>
               <textarea name="overrides" rows={8} value={extra} onChange={(e) => setExtra(e.target.value)} spellCheck={false} />
             </Field>
             {built.config ? <pre className="config">{JSON.stringify(built.config, null, 2)}</pre> : null}
           </details>
-          {Object.keys(shown).length ? (
-            <ul className="error" role="alert" data-testid="form-errors">
-              {Object.entries(shown).map(([p, m]) => (
-                <li key={p}>
-                  <code>{p}</code>: {m}
-                </li>
-              ))}
-            </ul>
+          {unfielded.length ? (
+            // the alert role on a wrapper: on the <ul> itself it would hide the list from screen readers
+            <div role="alert" data-testid="form-errors">
+              <ul className="error">
+                {unfielded.map(([p, m]) => (
+                  <li key={p}>
+                    <code>{p}</code>: {m}
+                  </li>
+                ))}
+              </ul>
+            </div>
           ) : null}
           {message ? (
             <p className="error" data-testid="submit-error">
               {message}
             </p>
           ) : null}
+          {built.config && !invalid ? <DurationEstimate config={built.config} /> : null}
           <div className="toolbar">
             <button type="submit" className="primary" disabled={!!blocked} aria-describedby={blocked ? 'launch-blocked' : undefined}>
               Launch
@@ -260,8 +275,8 @@ function NewRunForm() {
         </div>
         <div className="panel">
           <h2>Sample initial state</h2>
-          <Field label="Seed">
-            <input type="number" value={seed} onChange={(e) => setSeed(Number(e.target.value) || 0)} />
+          <Field label="Sample seed" hint="shows the initial state of this seed; the run's seed is above">
+            <input type="number" name="sample-seed" value={seed} onChange={(e) => setSeed(Number(e.target.value) || 0)} />
           </Field>
           {'error' in preview ? (
             <p className="error" data-testid="preview-error">
@@ -274,6 +289,28 @@ function NewRunForm() {
       </div>
     </form>
   );
+}
+
+/** Paths the form has a field for; errors of any other path come from the overrides. */
+const FIELDED = new Set(['name', 'preset', 'env.name', 'model.base', 'notes', 'overrides', ...FIELDS.map((f) => f.path)]);
+
+/** How long the run may take, before Launch: a 100,000-step run says days, not nothing. */
+function DurationEstimate({ config }: { config: RunConfig }) {
+  const s = estimateRunSeconds(config);
+  const long = s > 24 * 3600;
+  return (
+    <p className={long ? 'warn-text' : 'muted'} data-testid="duration-estimate">
+      Estimated duration: about {roughDuration(s)} on two CPU cores ({config.training.steps} steps)
+      {long ? '. Check the step count before launching.' : '.'}
+    </p>
+  );
+}
+
+function roughDuration(s: number): string {
+  if (s < 90) return `${Math.max(1, Math.round(s / 60))} min`;
+  if (s < 2 * 3600) return `${Math.round(s / 60)} min`;
+  if (s < 48 * 3600) return `${Math.round(s / 3600)} hours`;
+  return `${Math.round(s / 86400)} days`;
 }
 
 /** One line on what the chosen base means for the run. */

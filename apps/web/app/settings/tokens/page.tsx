@@ -6,10 +6,12 @@ import { when } from '../../../components/format';
 import { SettingsNav } from '../../../components/SettingsNav';
 import { useApi, useGet } from '../../../lib/api';
 import { useAction } from '../../../lib/use-action';
+import { useTitle } from '../../../lib/title';
 
 /** The signed-in user's API tokens: scripts send them as `Authorization: Bearer …` with the user's role. */
 export default function TokensPage() {
   const { me, call, base } = useApi();
+  useTitle('API tokens');
   const tokens = useGet<TokenInfo[]>(me ? '/api/tokens' : null);
   const [name, setName] = useState('');
   const [secret, setSecret] = useState<{ name: string; token: string } | null>(null);

@@ -1,19 +1,57 @@
 'use client';
-import type { TrajectoryDetail } from '@starpo/contracts';
-import { validSnapshot } from '@starpo/envs';
+import type { RunDetail, TrajectoryDetail } from '@starpo/contracts';
+import { createEnv, validSnapshot } from '@starpo/envs';
 import { useParams, useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useState } from 'react';
 import { Board } from '../../../components/Board';
-import { FLAG_LABELS } from '../../../components/flags';
+import { FLAG_MEANINGS, flagName } from '../../../components/flags';
 import { SentenceVerdicts } from '../../../components/SentenceVerdicts';
 import { ThinkText } from '../../../components/ThinkText';
 import { useGet } from '../../../lib/api';
+import { useTitle } from '../../../lib/title';
 
 /**
  * Episode replay: the board of each turn drawn from its stored snapshot (the state the agent
  * saw), next to what it thought and answered, which actions were invalid or had no effect, and
  * the rewards. ←/→ step, space plays.
  */
+type ActionState = 'valid' | 'invalid' | 'not-run';
+
+/**
+ * Each answered action: valid and executed, invalid, or valid but never run because the episode had
+ * ended (a turn stores the valid actions, not the executed ones, so the end is found by replaying
+ * the turn's valid actions from its stored state).
+ */
+function actionStates(
+  env: string,
+  config: Record<string, unknown> | undefined,
+  turn: { parsedActions: string[]; validActions: string[]; stateSnapshot: unknown; done: boolean },
+): ActionState[] {
+  let ran = turn.validActions.length;
+  const state = turn.done ? validSnapshot(env, turn.stateSnapshot) : null;
+  if (state) {
+    try {
+      const e = createEnv(env, config ?? {});
+      e.restore(state as never);
+      ran = turn.validActions.findIndex((a) => e.step(a).done) + 1 || ran;
+    } catch {
+      /* an environment this browser cannot rebuild: every valid action counts as run */
+    }
+  }
+  let j = 0;
+  return turn.parsedActions.map((a) => {
+    if (turn.validActions[j] !== a) return 'invalid';
+    j += 1;
+    return j <= ran ? 'valid' : 'not-run';
+  });
+}
+
+const ACTION_TITLES: Record<ActionState, string> = {
+  valid: 'valid action',
+  invalid: 'invalid action',
+  'not-run': 'not run: the episode had already ended',
+};
+
 /** Why a stored turn has no board: the server's note, or a generic one for older rows. */
 function missingReason(snapshot: unknown): string {
   const note = snapshot && typeof snapshot === 'object' ? (snapshot as { missing?: unknown }).missing : undefined;
@@ -45,6 +83,8 @@ function TurnState({ env, snapshot, observation }: { env: string; snapshot: unkn
 export default function ReplayPage() {
   const { id } = useParams<{ id: string }>();
   const { data: t, error } = useGet<TrajectoryDetail>(`/api/trajectories/${id}`);
+  const { data: run } = useGet<RunDetail>(t ? `/api/runs/${t.runId}` : null);
+  useTitle(t ? `Replay: ${run?.name ?? 'run'}, step ${t.step}` : null);
   const search = useSearchParams();
   // ?turn=N (0-based) opens the replay at that turn, as the diagnostics tab's examples link
   const [turn, setTurn] = useState(() => Math.max(0, Number(search.get('turn')) || 0));
@@ -83,7 +123,12 @@ export default function ReplayPage() {
   const u = t.turns[Math.min(turn, n - 1)]!;
   const d = u.diagnostics;
   const running = t.turns.slice(0, turn + 1).reduce((s, x) => s + x.reward, 0);
-  const invalid = u.parsedActions.filter((a, i) => u.validActions[i] === undefined || !u.validActions.includes(a));
+  const envConfig = (run?.config.env as { config?: Record<string, unknown> } | undefined)?.config;
+  const states = actionStates(t.environment, envConfig, u);
+  const invalid = states.filter((x) => x === 'invalid').length;
+  const notRun = states.filter((x) => x === 'not-run').length;
+  // after the last turn: the board the episode ended on (the box on its target, the goal reached)
+  const finalBoard = turn >= n - 1 ? validSnapshot(t.environment, t.finalSnapshot) : null;
 
   return (
     <div>
@@ -93,12 +138,14 @@ export default function ReplayPage() {
         </h1>
         <span className={t.success ? 'badge s-succeeded' : 'badge s-failed'}>{t.success ? 'success' : 'failure'}</span>
         <span className="muted">
-          <a href={`/runs/${t.runId}`}>run</a> · step {t.step} · {t.split} · group {t.group} #{t.indexInGroup} · total reward{' '}
-          {t.totalReward.toFixed(2)}
+          <a href={`/runs/${t.runId}`} data-testid="replay-run-link">
+            {run?.name ?? 'run'}
+          </a>{' '}
+          · step {t.step} · {t.split} · group {t.group} #{t.indexInGroup} · total reward {t.totalReward.toFixed(2)}
         </span>
         {t.flags.map((f) => (
-          <span key={f} className={`flag flag-${f}`} data-testid="trajectory-flag">
-            {FLAG_LABELS[f] ?? f}
+          <span key={f} className={`flag flag-${f}`} data-testid="trajectory-flag" title={FLAG_MEANINGS[f]}>
+            {flagName(f)}
           </span>
         ))}
       </div>
@@ -128,6 +175,12 @@ export default function ReplayPage() {
       <div className="row">
         <div className="panel">
           <TurnState env={t.environment} snapshot={u.stateSnapshot} observation={u.observation} />
+          {finalBoard ? (
+            <>
+              <Board snapshot={finalBoard} testId="replay-final-board" />
+              <p className="muted">final state, after this turn&apos;s actions</p>
+            </>
+          ) : null}
         </div>
         <div className="panel grow turn" data-testid="turn-detail">
           <h3>Think</h3>
@@ -147,7 +200,7 @@ export default function ReplayPage() {
             {!u.formatOk ? <span className="badge s-failed">format penalty: the reply broke the format</span> : null}
             {d?.thinkAnswer === 'mismatch' ? (
               <span className="badge s-failed" data-testid="think-answer-mismatch">
-                think–answer mismatch: {d.thinkAnswerEvidence}
+                {flagName('think_answer_mismatch')}: {d.thinkAnswerEvidence}
               </span>
             ) : null}
           </p>
@@ -155,18 +208,15 @@ export default function ReplayPage() {
           <p>
             {u.parsedActions.length
               ? u.parsedActions.map((a, i) => (
-                  <span
-                    key={i}
-                    className={`action ${invalid.includes(a) ? 'invalid' : 'valid'}`}
-                    title={invalid.includes(a) ? 'invalid action' : 'valid action'}
-                  >
+                  <span key={i} className={`action ${states[i]}`} title={ACTION_TITLES[states[i]!]} data-testid={`action-${states[i]}`}>
                     {a}
                   </span>
                 ))
               : '(none)'}
           </p>
           <p className="muted">
-            {u.validActions.length} valid, {invalid.length} invalid, {u.effectiveCount} changed the state
+            {u.validActions.length - notRun} run, {invalid} invalid{notRun ? `, ${notRun} not run (the episode had ended)` : ''},{' '}
+            {u.effectiveCount} changed the state
           </p>
           {d?.outcome === 'mismatch' ? (
             <p>
