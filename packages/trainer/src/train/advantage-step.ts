@@ -34,7 +34,7 @@ function estimatorSample(s: Sample): EstimatorSample {
       contradicted: (x.diagnostics?.contradicted ?? 0) > 0,
       mismatched: x.diagnostics?.thinkAnswer === 'mismatch',
       observation: x.observation,
-      kl: s.klRewards ? kl()[k]! : 0,
+      kl: kl()[k]!,
     })),
   );
   const kr = s.klRewards;
