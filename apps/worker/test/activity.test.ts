@@ -1,22 +1,15 @@
 import { buildRunConfig } from '@starpo/contracts';
-import { claimRun, createDb, type Db } from '@starpo/db';
-import { freshDatabase, type TestDatabase } from '@starpo/db/testing';
-import { initBackend } from '@starpo/trainer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimRun, type Db } from '@starpo/db';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { executeRun } from '../src/execute.js';
 import { registerWorker } from '../src/registration.js';
+import { useWorkerDatabase } from './worker-db.js';
 
 describe('a run tells what it is doing: progress, log lines and warnings stored with it', () => {
-  let t: TestDatabase;
+  const database = useWorkerDatabase();
   let db: Db;
-  beforeAll(async () => {
-    await initBackend('wasm');
-    t = await freshDatabase();
-    db = createDb(t.url);
-  });
-  afterAll(async () => {
-    await db.$disconnect();
-    await t.drop();
+  beforeAll(() => {
+    db = database();
   });
 
   it('stores the start line (worker, backend, threads, base), phase lines, step lines, the progress and the warnings of a from-scratch run', async () => {

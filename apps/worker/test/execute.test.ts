@@ -1,22 +1,15 @@
 import { buildRunConfig } from '@starpo/contracts';
-import { claimNextRun, createDb, latestCheckpointFiles, type Db } from '@starpo/db';
-import { freshDatabase, type TestDatabase } from '@starpo/db/testing';
-import { initBackend } from '@starpo/trainer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimNextRun, latestCheckpointFiles, type Db } from '@starpo/db';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { executeRun } from '../src/execute.js';
 import { registerWorker } from '../src/registration.js';
+import { useWorkerDatabase } from './worker-db.js';
 
 describe('worker executes a queued run through the database sink', () => {
-  let t: TestDatabase;
+  const database = useWorkerDatabase();
   let db: Db;
-  beforeAll(async () => {
-    await initBackend('wasm');
-    t = await freshDatabase();
-    db = createDb(t.url);
-  });
-  afterAll(async () => {
-    await db.$disconnect();
-    await t.drop();
+  beforeAll(() => {
+    db = database();
   });
 
   it('claims the run, trains it, and stores metrics, trajectories with turns, and checkpoints', async () => {

@@ -1,23 +1,16 @@
 import { buildRunConfig } from '@starpo/contracts';
-import { cancelRun, claimRun, createDb, isLeaseLost, type Db } from '@starpo/db';
-import { freshDatabase, type TestDatabase } from '@starpo/db/testing';
-import { initBackend } from '@starpo/trainer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cancelRun, claimRun, isLeaseLost, type Db } from '@starpo/db';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DbSink } from '../src/db-sink.js';
 import { executeRun } from '../src/execute.js';
 import { registerWorker } from '../src/registration.js';
+import { useWorkerDatabase } from './worker-db.js';
 
 describe('heartbeat and cancel while environment generation holds the event loop', () => {
-  let t: TestDatabase;
+  const database = useWorkerDatabase();
   let db: Db;
-  beforeAll(async () => {
-    await initBackend('wasm');
-    t = await freshDatabase();
-    db = createDb(t.url);
-  });
-  afterAll(async () => {
-    await db.$disconnect();
-    await t.drop();
+  beforeAll(() => {
+    db = database();
   });
 
   it('keeps the heartbeat fresh and cancels within 10 s on the costliest Sokoban rooms a launch admits', async () => {
