@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { expectStepsOnceFromOneLease, smallRun } from './fault-runs.js';
-import { startSystem, type Started } from './helpers.js';
+import { FAST_WORKER_ENV, freshSystemEnv, startSystem, type Started } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // two start-ups and an 6-step run: a few minutes on a busy machine
@@ -13,17 +13,7 @@ vi.setConfig({ testTimeout: 420_000 });
 describe('Ctrl-C in the terminal: SIGINT to the whole process group of npm start', () => {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'starpo-ctrl-c-'));
   chmodSync(tmp, 0o755);
-  const env = {
-    STARPO_DATA_DIR: path.join(tmp, 'postgres'),
-    STARPO_PG_PORT: '0',
-    API_PORT: '0',
-    WEB_PORT: '0',
-    STARPO_QUIET: '0',
-    STARPO_BACKEND: 'wasm',
-    WORKER_POLL_MS: '200',
-    WORKER_HEARTBEAT_MS: '500',
-    WORKER_SWEEP_MS: '1000',
-  };
+  const env = { ...freshSystemEnv(path.join(tmp, 'postgres'), false), ...FAST_WORKER_ENV };
   let sys: Started | null = null;
   afterAll(async () => {
     if (sys && sys.child.exitCode === null) {

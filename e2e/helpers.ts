@@ -90,16 +90,17 @@ export async function seriousAxeViolations(page: Page): Promise<string[]> {
   });
 }
 
+/** `npm start`'s environment for a fresh embedded Postgres in `dataDir`, every service on a free port. */
+export function freshSystemEnv(dataDir: string, quiet = true): Record<string, string> {
+  return { STARPO_DATA_DIR: dataDir, STARPO_PG_PORT: '0', API_PORT: '0', WEB_PORT: '0', STARPO_QUIET: quiet ? '1' : '0' };
+}
+
+/** A worker that polls, beats and sweeps often, so that faults are noticed within seconds (run on wasm). */
+export const FAST_WORKER_ENV = { STARPO_BACKEND: 'wasm', WORKER_POLL_MS: '200', WORKER_HEARTBEAT_MS: '500', WORKER_SWEEP_MS: '1000' };
+
 /** The whole system on a fresh embedded Postgres under `tmp`, on free ports, with headless Chromium. */
 export async function startStackAndBrowser(tmp: string, env: Record<string, string> = {}): Promise<{ sys: Started; browser: Browser }> {
-  const sys = await startSystem({
-    STARPO_DATA_DIR: path.join(tmp, 'pg'),
-    STARPO_PG_PORT: '0',
-    API_PORT: '0',
-    WEB_PORT: '0',
-    STARPO_QUIET: '1',
-    ...env,
-  });
+  const sys = await startSystem({ ...freshSystemEnv(path.join(tmp, 'pg')), ...env });
   const browser = await launchChromium();
   return { sys, browser };
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { expectStepsOnceFromOneLease, smallRun } from './fault-runs.js';
-import { startSystem } from './helpers.js';
+import { FAST_WORKER_ENV, freshSystemEnv, startSystem } from './helpers.js';
 
 const alive = (pid: number) => {
   try {
@@ -27,19 +27,8 @@ describe('npm start supervises its processes', () => {
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
   it('API SIGKILL: restarted, live clients catch up; Postgres SIGKILL: restarted; the run finishes with every step once from one lease; Ctrl-C stops all', async () => {
-    const sys = await startSystem({
-      STARPO_DATA_DIR: path.join(tmp, 'postgres'),
-      STARPO_PG_PORT: '0',
-      API_PORT: '0',
-      WEB_PORT: '0',
-      // every child's output, for the failure message
-      STARPO_QUIET: '0',
-      STARPO_BACKEND: 'wasm',
-      WORKER_POLL_MS: '200',
-      WORKER_HEARTBEAT_MS: '500',
-      WORKER_STALE_MS: '8000',
-      WORKER_SWEEP_MS: '1000',
-    });
+    // every child's output (not quiet), for the failure message
+    const sys = await startSystem({ ...freshSystemEnv(path.join(tmp, 'postgres'), false), ...FAST_WORKER_ENV, WORKER_STALE_MS: '8000' });
     const pgPort = Number(/embedded PostgreSQL on port (\d+)/.exec(sys.output())![1]);
     const db: Db = createDb(`postgresql://postgres:postgres@127.0.0.1:${pgPort}/starpo`);
     let socket: Socket | null = null;
