@@ -1,13 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
-
-const reply = (think: string, answer: string) => ({
-  rawReply: `<think>${think}</think><answer>${answer}</answer>`,
-  think,
-  answer,
-  actions: [answer],
-  reward: -0.1,
-});
+import { reply, signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
 
 describe('external runs: boards from text, diagnostics at ingestion, config as sent, heartbeat', () => {
   let t: TestApi;

@@ -87,3 +87,12 @@ export async function otherTeamUser(t: TestApi): Promise<TestUser> {
   });
   return { userId: user.id, teamId: team.id, token, auth: `Bearer ${token}`, cookie: '' };
 }
+
+/** One turn of an external run's trajectory: a well-formed reply with its think text and one action. */
+export const reply = (think: string, answer: string) => ({
+  rawReply: `<think>${think}</think><answer>${answer}</answer>`,
+  think,
+  answer,
+  actions: [answer],
+  reward: -0.1,
+});

@@ -4,16 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { joinAs, otherTeamUser, signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
+import { joinAs, otherTeamUser, reply, signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
 
 const BENCH = path.resolve(import.meta.dirname, '../../../packages/envs/scripts/bench-diagnostics.mjs');
-const reply = (think: string, answer: string) => ({
-  rawReply: `<think>${think}</think><answer>${answer}</answer>`,
-  think,
-  answer,
-  actions: [answer],
-  reward: -0.1,
-});
 // player (1, 1), box (2, 2), target (1, 3)
 const board = '######\n#P_O_#\n#_X__#\n######';
 
