@@ -1,12 +1,13 @@
-import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
-import { SHIPPED_BASES, type BaseModelInfo, type RunDetail } from '@starpo/contracts';
+import { Controller, Inject } from '@nestjs/common';
+import { Route, Valid, type Parsed } from './route.js';
+import { SHIPPED_BASES, type BaseModelInfo, type RunDetail, ROUTES } from '@starpo/contracts';
 import { teamBaseModels, type Db } from '@starpo/db';
-import { CurrentActor, MinRole, type Actor } from './auth/actor.js';
+import { CurrentActor, type Actor } from './auth/actor.js';
 import { DB } from './di-tokens.js';
 import { RunsService } from './runs.service.js';
 
 /** Base models a run can start from: shipped, from scratch, and the team's pretrained ones. */
-@Controller('api/base-models')
+@Controller()
 export class BaseModelsController {
   constructor(
     @Inject(DB) private readonly db: Db,
@@ -14,14 +15,12 @@ export class BaseModelsController {
   ) {}
 
   /** 202: a pretrain job is queued; the base model appears in the list when it succeeds. */
-  @MinRole('member')
-  @Post()
-  @HttpCode(202)
-  createBaseModel(@CurrentActor() a: Actor, @Body() body: unknown): Promise<RunDetail> {
+  @Route(ROUTES.createBaseModel)
+  createBaseModel(@CurrentActor() a: Actor, @Valid('body') body: Parsed<typeof ROUTES.createBaseModel, 'body'>): Promise<RunDetail> {
     return this.runs.createPretrain(a, body);
   }
 
-  @Get()
+  @Route(ROUTES.baseModels)
   async baseModels(@CurrentActor() a: Actor): Promise<BaseModelInfo[]> {
     const rows = await teamBaseModels(this.db, a.teamId);
     const builtin: BaseModelInfo[] = [

@@ -1,14 +1,12 @@
-import { Controller, Get, Inject, NotFoundException, Param, Query, Res } from '@nestjs/common';
+import { Controller, Inject, NotFoundException, Param, Res } from '@nestjs/common';
+import { Route, Valid, type Parsed } from './route.js';
+import { ROUTES } from '@starpo/contracts';
 import { checkpointStepFiles, latestArchiveStep, streamCheckpointFile, type Db } from '@starpo/db';
 import type { Response } from 'express';
 import { pack } from 'tar-stream';
-import { z } from 'zod';
 import { CurrentActor, type Actor } from './auth/actor.js';
 import { RunsService } from './runs.service.js';
 import { DB } from './di-tokens.js';
-import { parseInput } from './validation.js';
-
-const archiveQuery = z.object({ step: z.coerce.number().int().min(0).optional() }).strict();
 
 /** A ustar entry: a 512-byte header, then the data padded to 512 bytes. */
 const entryBytes = (size: number) => 512 + Math.ceil(size / 512) * 512;
@@ -18,7 +16,7 @@ const entryBytes = (size: number) => 512 + Math.ceil(size / 512) * 512;
  * Streamed one chunk at a time (multi-GB checkpoints never sit in memory); a file whose stored
  * sha256 does not match aborts the transfer, so the client sees a truncated archive, never a corrupt one.
  */
-@Controller('api/runs')
+@Controller()
 export class CheckpointArchiveController {
   constructor(
     @Inject(DB) private readonly db: Db,
@@ -26,9 +24,13 @@ export class CheckpointArchiveController {
   ) {}
 
   /** `?step=N`; without it the latest complete checkpoint (the step that has state.json), else the latest step. */
-  @Get(':id/checkpoints/archive')
-  async archive(@CurrentActor() a: Actor, @Param('id') id: string, @Query() query: unknown, @Res() res: Response): Promise<void> {
-    const q = parseInput(archiveQuery, query, 'query');
+  @Route(ROUTES.checkpointArchive)
+  async archive(
+    @CurrentActor() a: Actor,
+    @Param('id') id: string,
+    @Valid('query') q: Parsed<typeof ROUTES.checkpointArchive, 'query'>,
+    @Res() res: Response,
+  ): Promise<void> {
     await this.runs.find(a, id);
     const step = q.step ?? (await latestArchiveStep(this.db, id));
     const files = step === undefined ? [] : await checkpointStepFiles(this.db, id, step);

@@ -1,4 +1,6 @@
-import { Controller, Get, Inject, NotFoundException, Param, Res } from '@nestjs/common';
+import { Controller, Inject, NotFoundException, Param, Res } from '@nestjs/common';
+import { Route } from './route.js';
+import { ROUTES } from '@starpo/contracts';
 import { findTeamCheckpoint, streamCheckpointFile, type Db } from '@starpo/db';
 import type { Response } from 'express';
 import { CurrentActor, type Actor } from './auth/actor.js';
@@ -6,12 +8,12 @@ import { DB } from './di-tokens.js';
 import { isUuid } from './validation.js';
 
 /** Checkpoint file downloads (a run's list of checkpoints is under /api/runs/:id/checkpoints). */
-@Controller('api/checkpoints')
+@Controller()
 export class CheckpointsController {
   constructor(@Inject(DB) private readonly db: Db) {}
 
   /** Streams the stored chunks; the sha256 is checked on the way and a corrupt file aborts the transfer. */
-  @Get(':id/download')
+  @Route(ROUTES.downloadCheckpoint)
   async download(@CurrentActor() a: Actor, @Param('id') id: string, @Res() res: Response): Promise<void> {
     const ck = isUuid(id) ? await findTeamCheckpoint(this.db, a.teamId, id) : null;
     if (!ck) throw new NotFoundException(`checkpoint ${id} not found`);

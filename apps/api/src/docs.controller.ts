@@ -1,5 +1,6 @@
-import { Controller, Get, Header } from '@nestjs/common';
-import { Public } from './auth/actor.js';
+import { Controller, Header } from '@nestjs/common';
+import { Route } from './route.js';
+import { ROUTES } from '@starpo/contracts';
 import { openApiDocument } from './openapi.js';
 
 const PAGE = `<!doctype html>
@@ -10,24 +11,23 @@ const PAGE = `<!doctype html>
 <script src="/api/docs/init.js"></script></body></html>`;
 
 /** OpenAPI document built from the shared zod contracts, and Swagger UI to browse it. */
-@Public()
-@Controller('api')
+@Controller()
 export class DocsController {
   private readonly doc = openApiDocument();
 
-  @Get('openapi.json')
+  @Route(ROUTES.openapi)
   openapi(): Record<string, unknown> {
     return this.doc;
   }
 
-  @Get('docs')
+  @Route(ROUTES.docs)
   @Header('Content-Type', 'text/html; charset=utf-8')
   page(): string {
     return PAGE;
   }
 
   /** A file rather than an inline script, so the page works under the default Content-Security-Policy. */
-  @Get('docs/init.js')
+  @Route(ROUTES.docsScript)
   @Header('Content-Type', 'text/javascript; charset=utf-8')
   init(): string {
     return `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#ui', withCredentials: true });`;

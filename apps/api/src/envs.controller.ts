@@ -1,26 +1,28 @@
-import { Public } from './auth/actor.js';
-import { BadRequestException, Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
-import { describeEnvs, toFieldErrors, type EnvInfo } from '@starpo/contracts';
+import { BadRequestException, Controller, NotFoundException, Param } from '@nestjs/common';
+import { Route, Valid, type Parsed } from './route.js';
+import { describeEnvs, toFieldErrors, type EnvInfo, ROUTES } from '@starpo/contracts';
 import { listEnvs } from '@starpo/envs';
 import type { EnvPreview } from './env-preview/protocol.js';
 import { EnvPreviewService } from './env-preview/preview.service.js';
 
-@Public()
-@Controller('api/envs')
+@Controller()
 export class EnvsController {
   private readonly infos = describeEnvs();
 
   constructor(private readonly previews: EnvPreviewService) {}
 
   /** Environments with their config JSON Schemas and defaults. */
-  @Get()
+  @Route(ROUTES.envs)
   list(): EnvInfo[] {
     return this.infos;
   }
 
   /** Initial state of an environment for a seed: observation, instructions, actions and snapshot. */
-  @Get(':name/preview')
-  async preview(@Param('name') name: string, @Query('seed') seedText = '0', @Query('config') configText?: string): Promise<EnvPreview> {
+  @Route(ROUTES.envPreview)
+  async preview(
+    @Param('name') name: string,
+    @Valid('query') { seed: seedText = '0', config: configText }: Parsed<typeof ROUTES.envPreview, 'query'>,
+  ): Promise<EnvPreview> {
     const def = listEnvs().find((d) => d.name === name);
     if (!def) throw new NotFoundException(`unknown environment "${name}"`);
     const seed = Number(seedText);

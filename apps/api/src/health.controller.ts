@@ -1,9 +1,9 @@
-import { Public } from './auth/actor.js';
-import { Controller, Get, HttpException, Inject, Logger } from '@nestjs/common';
+import { Controller, HttpException, Inject, Logger } from '@nestjs/common';
+import { Route } from './route.js';
+import { ROUTES } from '@starpo/contracts';
 import { migrationStatus, type Db } from '@starpo/db';
 import { DB } from './di-tokens.js';
 
-@Public()
 @Controller()
 export class HealthController {
   private readonly logger = new Logger('health');
@@ -11,7 +11,7 @@ export class HealthController {
   constructor(@Inject(DB) private readonly db: Db) {}
 
   /** 200 when the database answers and every migration is applied; 503 otherwise. */
-  @Get('health')
+  @Route(ROUTES.health)
   async health(): Promise<{ status: 'ok'; database: 'up'; migrations: { applied: number; pending: string[] } }> {
     try {
       await this.db.$queryRawUnsafe('SELECT 1');

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { ConflictException, Inject, Injectable } from '@nestjs/common';
 import { finishRunSchema, ingestMetricsSchema, ingestTrajectoriesSchema } from '@starpo/contracts';
 import {
@@ -13,15 +14,13 @@ import {
 import { diagnoseStoredRows } from '@starpo/envs';
 import { turnSnapshot } from './turn-snapshot.js';
 import { DB } from './di-tokens.js';
-import { parseInput } from './validation.js';
 
 /** Batch ingestion for external runs (trained elsewhere, tracked here). Every call is idempotent and counts as a heartbeat. */
 @Injectable()
 export class IngestService {
   constructor(@Inject(DB) private readonly db: Db) {}
 
-  async metrics(run: Run, body: unknown): Promise<{ accepted: number }> {
-    const req = parseInput(ingestMetricsSchema, body);
+  async metrics(run: Run, req: z.output<typeof ingestMetricsSchema>): Promise<{ accepted: number }> {
     this.assertOpen(run);
     const accepted = await upsertMetricPoints(
       this.db,
@@ -42,8 +41,7 @@ export class IngestService {
    * (step, split) batch they belong to, in the request: the Diagnostics tab is current when
    * this returns (`npm run bench:ingest` times it).
    */
-  async trajectories(run: Run, body: unknown): Promise<{ accepted: number; diagnosed: number }> {
-    const req = parseInput(ingestTrajectoriesSchema, body);
+  async trajectories(run: Run, req: z.output<typeof ingestTrajectoriesSchema>): Promise<{ accepted: number; diagnosed: number }> {
     this.assertOpen(run);
     const accepted = await insertTrajectories(
       this.db,
@@ -92,8 +90,7 @@ export class IngestService {
     return { accepted, diagnosed };
   }
 
-  async finish(run: Run, body: unknown): Promise<void> {
-    const req = parseInput(finishRunSchema, body);
+  async finish(run: Run, req: z.output<typeof finishRunSchema>): Promise<void> {
     if (run.kind !== 'external') throw new ConflictException('only external runs are finished through the API');
     await finishExternalRun(this.db, run.id, req.status, req.stopReason ?? null);
   }

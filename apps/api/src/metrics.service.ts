@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { metricsQuerySchema, ValidationError, type MetricsQuery, type RunMetricSeries } from '@starpo/contracts';
+import { ValidationError, type MetricsQuery, type RunMetricSeries } from '@starpo/contracts';
 import { bySeries, downsampledSeries, metricKeys, metricPoints, metricVersions, teamRunIds, type Db } from '@starpo/db';
 import { LRUCache } from 'lru-cache';
 import type { Actor } from './auth/actor.js';
 import { DB } from './di-tokens.js';
-import { parseInput } from './validation.js';
 
 type Series = Awaited<ReturnType<typeof downsampledSeries>>;
 
@@ -26,8 +25,11 @@ export class MetricsService {
   });
 
   /** Series of one or many runs (of the caller's team), with optional step range and downsampling. */
-  async series(actor: Actor, query: unknown, runId?: string): Promise<{ series: RunMetricSeries[]; format: MetricsQuery['format'] }> {
-    const q = parseInput(metricsQuerySchema, query, 'query');
+  async series(
+    actor: Actor,
+    q: Omit<MetricsQuery, 'runs'> & Partial<Pick<MetricsQuery, 'runs'>>,
+    runId?: string,
+  ): Promise<{ series: RunMetricSeries[]; format: MetricsQuery['format'] }> {
     const runIds = runId ? [runId] : (q.runs ?? []);
     if (!runIds.length) throw new ValidationError([{ path: 'runs', message: 'name at least one run id' }], 'query');
     const ids = await teamRunIds(this.db, actor.teamId, runIds);

@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Controller, Headers, Inject, Param, Res, UseGuards } from '@nestjs/common';
+import { Route, Valid, type Parsed } from './route.js';
 import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
 import {
   toMetricColumns,
@@ -9,15 +10,16 @@ import {
   type RunMetricColumns,
   type RunMetricSeries,
   type RunSummary,
+  ROUTES,
 } from '@starpo/contracts';
 import type { Response } from 'express';
-import { CurrentActor, MinRole, type Actor } from './auth/actor.js';
+import { CurrentActor, type Actor } from './auth/actor.js';
 import { IngestService } from './ingest.service.js';
 import { MetricsService, seriesCsv } from './metrics.service.js';
 import { RunsService } from './runs.service.js';
 import { TrajectoriesService } from './trajectories.service.js';
 
-@Controller('api/runs')
+@Controller()
 export class RunsController {
   constructor(
     @Inject(RunsService) private readonly runs: RunsService,
@@ -27,12 +29,10 @@ export class RunsController {
   ) {}
 
   /** Queue a run from a preset plus overrides (or create an external one); 400 lists every wrong field. */
-  @MinRole('member')
-  @Post()
-  @HttpCode(201)
+  @Route(ROUTES.createRun)
   async create(
     @CurrentActor() a: Actor,
-    @Body() body: unknown,
+    @Valid('body') body: Parsed<typeof ROUTES.createRun, 'body'>,
     @Headers('idempotency-key') key: string | undefined,
     @Res({ passthrough: true }) res: Response,
   ): Promise<RunDetail> {
@@ -42,56 +42,55 @@ export class RunsController {
     return detail;
   }
 
-  @Get()
-  list(@CurrentActor() a: Actor, @Query() query: unknown): Promise<Page<RunSummary>> {
+  @Route(ROUTES.runs)
+  list(@CurrentActor() a: Actor, @Valid('query') query: Parsed<typeof ROUTES.runs, 'query'>): Promise<Page<RunSummary>> {
     return this.runs.list(a, query);
   }
 
-  @Get(':id')
+  @Route(ROUTES.run)
   get(@CurrentActor() a: Actor, @Param('id') id: string): Promise<RunDetail> {
     return this.runs.get(a, id);
   }
 
-  @MinRole('member')
-  @Patch(':id')
-  update(@CurrentActor() a: Actor, @Param('id') id: string, @Body() body: unknown): Promise<RunDetail> {
+  @Route(ROUTES.updateRun)
+  update(
+    @CurrentActor() a: Actor,
+    @Param('id') id: string,
+    @Valid('body') body: Parsed<typeof ROUTES.updateRun, 'body'>,
+  ): Promise<RunDetail> {
     return this.runs.update(a, id, body);
   }
 
-  @MinRole('member')
-  @Post(':id/cancel')
-  @HttpCode(202)
+  @Route(ROUTES.cancelRun)
   cancel(@CurrentActor() a: Actor, @Param('id') id: string): Promise<RunDetail> {
     return this.runs.cancel(a, id);
   }
 
-  @MinRole('member')
-  @Post(':id/clone')
-  @HttpCode(201)
-  clone(@CurrentActor() a: Actor, @Param('id') id: string, @Body() body: unknown): Promise<RunDetail> {
+  @Route(ROUTES.cloneRun)
+  clone(
+    @CurrentActor() a: Actor,
+    @Param('id') id: string,
+    @Valid('body') body: Parsed<typeof ROUTES.cloneRun, 'body'>,
+  ): Promise<RunDetail> {
     return this.runs.clone(a, id, body);
   }
 
-  @MinRole('member')
-  @Post(':id/resume')
-  @HttpCode(202)
+  @Route(ROUTES.resumeRun)
   resume(@CurrentActor() a: Actor, @Param('id') id: string): Promise<RunDetail> {
     return this.runs.resume(a, id);
   }
 
-  @MinRole('member')
-  @Delete(':id')
-  @HttpCode(204)
+  @Route(ROUTES.deleteRun)
   remove(@CurrentActor() a: Actor, @Param('id') id: string): Promise<void> {
     return this.runs.remove(a, id);
   }
 
   /** `?keys=a,b&from=&to=&maxPoints=&format=csv|columns` */
-  @Get(':id/metrics')
+  @Route(ROUTES.runMetrics)
   async runMetrics(
     @CurrentActor() a: Actor,
     @Param('id') id: string,
-    @Query() query: unknown,
+    @Valid('query') query: Parsed<typeof ROUTES.runMetrics, 'query'>,
     @Res({ passthrough: true }) res: Response,
   ): Promise<string | Omit<RunMetricSeries, 'runId'>[] | Omit<RunMetricColumns, 'runId'>[]> {
     await this.runs.find(a, id);
@@ -104,31 +103,35 @@ export class RunsController {
     return series.map(({ runId: _, ...s }) => s);
   }
 
-  @Get(':id/metric-keys')
+  @Route(ROUTES.metricKeys)
   async metricKeys(@CurrentActor() a: Actor, @Param('id') id: string): Promise<string[]> {
     await this.runs.find(a, id);
     return this.metrics.keys(id);
   }
 
-  @Get(':id/trajectories')
-  async listTrajectories(@CurrentActor() a: Actor, @Param('id') id: string, @Query() query: unknown) {
+  @Route(ROUTES.trajectories)
+  async listTrajectories(
+    @CurrentActor() a: Actor,
+    @Param('id') id: string,
+    @Valid('query') query: Parsed<typeof ROUTES.trajectories, 'query'>,
+  ) {
     await this.runs.find(a, id);
     return this.trajectories.list(id, query);
   }
 
   /** Flag counts and the most frequent contradicted claims in a step range, with example turns. */
-  @Get(':id/diagnostics')
-  async diagnostics(@CurrentActor() a: Actor, @Param('id') id: string, @Query() query: unknown) {
+  @Route(ROUTES.diagnostics)
+  async diagnostics(@CurrentActor() a: Actor, @Param('id') id: string, @Valid('query') query: Parsed<typeof ROUTES.diagnostics, 'query'>) {
     await this.runs.find(a, id);
     return this.trajectories.diagnostics(id, query);
   }
 
   /** Every matching trajectory with its turns, one JSON object a line, streamed. */
-  @Get(':id/trajectories.jsonl')
+  @Route(ROUTES.exportTrajectories)
   async exportTrajectories(
     @CurrentActor() a: Actor,
     @Param('id') id: string,
-    @Query() query: unknown,
+    @Valid('query') query: Parsed<typeof ROUTES.exportTrajectories, 'query'>,
     @Res() res: Response,
   ): Promise<void> {
     await this.runs.find(a, id);
@@ -140,39 +143,41 @@ export class RunsController {
     res.end();
   }
 
-  @Get(':id/checkpoints')
+  @Route(ROUTES.checkpoints)
   checkpoints(@CurrentActor() a: Actor, @Param('id') id: string): Promise<CheckpointInfo[]> {
     return this.runs.checkpoints(a, id);
   }
 
   /** Log lines after id `after` (for tailing); `warnings=1`: only the warnings (lines with a code). */
-  @Get(':id/logs')
-  logs(@CurrentActor() a: Actor, @Param('id') id: string, @Query() query: unknown): Promise<LogLine[]> {
+  @Route(ROUTES.logs)
+  logs(@CurrentActor() a: Actor, @Param('id') id: string, @Valid('query') query: Parsed<typeof ROUTES.logs, 'query'>): Promise<LogLine[]> {
     return this.runs.logs(a, id, query);
   }
 
-  @MinRole('member')
   @UseGuards(ThrottlerGuard)
   @SkipThrottle({ default: true })
-  @Post(':id/ingest/metrics')
-  @HttpCode(200)
-  async ingestMetrics(@CurrentActor() a: Actor, @Param('id') id: string, @Body() body: unknown) {
+  @Route(ROUTES.ingestMetrics)
+  async ingestMetrics(@CurrentActor() a: Actor, @Param('id') id: string, @Valid('body') body: Parsed<typeof ROUTES.ingestMetrics, 'body'>) {
     return this.ingest.metrics(await this.runs.find(a, id), body);
   }
 
-  @MinRole('member')
   @UseGuards(ThrottlerGuard)
   @SkipThrottle({ default: true })
-  @Post(':id/ingest/trajectories')
-  @HttpCode(200)
-  async ingestTrajectories(@CurrentActor() a: Actor, @Param('id') id: string, @Body() body: unknown) {
+  @Route(ROUTES.ingestTrajectories)
+  async ingestTrajectories(
+    @CurrentActor() a: Actor,
+    @Param('id') id: string,
+    @Valid('body') body: Parsed<typeof ROUTES.ingestTrajectories, 'body'>,
+  ) {
     return this.ingest.trajectories(await this.runs.find(a, id), body);
   }
 
-  @MinRole('member')
-  @Post(':id/ingest/finish')
-  @HttpCode(200)
-  async finish(@CurrentActor() a: Actor, @Param('id') id: string, @Body() body: unknown): Promise<RunDetail> {
+  @Route(ROUTES.finishRun)
+  async finish(
+    @CurrentActor() a: Actor,
+    @Param('id') id: string,
+    @Valid('body') body: Parsed<typeof ROUTES.finishRun, 'body'>,
+  ): Promise<RunDetail> {
     await this.ingest.finish(await this.runs.find(a, id), body);
     return this.runs.get(a, id);
   }

@@ -1,12 +1,10 @@
+import type { z } from 'zod';
 import { ConflictException, ForbiddenException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import {
   PRESETS,
   buildRunConfig,
   cloneRunSchema,
-  createBaseModelSchema,
-  createRunSchema,
   isPresetName,
-  listRunsQuerySchema,
   logsQuerySchema,
   merge,
   updateRunSchema,
@@ -22,6 +20,9 @@ import {
   type RunProgress,
   type RunOwnerAction,
   type RunSummary,
+  type CreateBaseModelRequest,
+  type CreateRunRequest,
+  type ListRunsQuery,
 } from '@starpo/contracts';
 import {
   baseModelNameTaken,
@@ -55,7 +56,7 @@ import {
 import type { Actor } from './auth/actor.js';
 import { externalRunColumns } from './external-run.js';
 import { DB, QUEUE, SETTINGS, type ApiSettings } from './di-tokens.js';
-import { isUuid, parseInput } from './validation.js';
+import { isUuid } from './validation.js';
 
 const VAL_SUCCESS = 'val/success';
 const SUMMARY_KEYS = ['train/success', VAL_SUCCESS, 'train/reward/mean', 'rollout/in_group_reward_std', 'train/entropy'];
@@ -69,11 +70,10 @@ export class RunsService {
   ) {}
 
   /** `idempotencyKey`: the Idempotency-Key header; with a key the team used within 24 h, that run is returned (`created: false`). */
-  async create(actor: Actor, body: unknown, idempotencyKey?: string): Promise<{ detail: RunDetail; created: boolean }> {
+  async create(actor: Actor, req: CreateRunRequest, idempotencyKey?: string): Promise<{ detail: RunDetail; created: boolean }> {
     if (idempotencyKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(idempotencyKey)) {
       throw new ValidationError([{ path: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
     }
-    const req = parseInput(createRunSchema, body);
     // An external run keeps the config its trainer sent, whatever its shape; only ours are built from presets.
     const config = req.external ? null : buildRunConfig(req.preset, (req.config ?? {}) as never);
     if (config) await this.checkModelBase(actor, config);
@@ -100,8 +100,7 @@ export class RunsService {
   }
 
   /** Queue a pretrain job that produces a base model named `name` for the team (409 if the name is taken). */
-  async createPretrain(actor: Actor, body: unknown): Promise<RunDetail> {
-    const req = parseInput(createBaseModelSchema, body);
+  async createPretrain(actor: Actor, req: CreateBaseModelRequest): Promise<RunDetail> {
     if (await baseModelNameTaken(this.db, actor.teamId, req.name))
       throw new ConflictException(`a base model named "${req.name}" exists or is being pretrained`);
     const run = await insertRun(this.db, {
@@ -147,8 +146,7 @@ export class RunsService {
     return this.detail(await this.find(actor, id));
   }
 
-  async list(actor: Actor, query: unknown): Promise<Page<RunSummary>> {
-    const q = parseInput(listRunsQuerySchema, query, 'query');
+  async list(actor: Actor, q: ListRunsQuery): Promise<Page<RunSummary>> {
     const byMetric = metricSort(q.sort);
     const [field, dir] = q.sort.startsWith('-')
       ? [q.sort.slice(1) as 'createdAt' | 'name', 'desc' as const]
@@ -189,8 +187,7 @@ export class RunsService {
     );
   }
 
-  async update(actor: Actor, id: string, body: unknown): Promise<RunDetail> {
-    const req = parseInput(updateRunSchema, body);
+  async update(actor: Actor, id: string, req: z.output<typeof updateRunSchema>): Promise<RunDetail> {
     await this.owned(actor, id, 'edit');
     return this.detail(await updateRunMetadata(this.db, id, req));
   }
@@ -204,8 +201,7 @@ export class RunsService {
     return this.get(actor, id);
   }
 
-  async clone(actor: Actor, id: string, body: unknown): Promise<RunDetail> {
-    const req = parseInput(cloneRunSchema, body);
+  async clone(actor: Actor, id: string, req: z.output<typeof cloneRunSchema>): Promise<RunDetail> {
     const src = await this.find(actor, id);
     const checked = validateRunConfig(merge(src.config as RunConfig, req.config as never));
     if (!checked.ok) throw new ValidationError(checked.errors);
@@ -258,9 +254,8 @@ export class RunsService {
   }
 
   /** Log lines after id `after` (for tailing); `warnings=1`: only the warnings (lines with a code). */
-  async logs(actor: Actor, id: string, query: unknown): Promise<LogLine[]> {
+  async logs(actor: Actor, id: string, { after, warnings }: z.output<typeof logsQuerySchema>): Promise<LogLine[]> {
     await this.find(actor, id);
-    const { after, warnings } = parseInput(logsQuerySchema, query, 'query');
     const rows = await runLogLines(this.db, id, after !== undefined ? BigInt(after) : 0n, warnings === '1' || warnings === 'true');
     return rows.map((l) => ({ id: String(l.id), level: l.level, code: l.code, message: l.message, at: l.at.toISOString() }));
   }

@@ -1,8 +1,8 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import {
-  diagnosticsQuerySchema,
-  trajectoriesQuerySchema,
   ValidationError,
+  type DiagnosticsQuery,
+  type TrajectoriesQuery,
   type ClaimExample,
   type DiagnosticsSummary,
   type Page,
@@ -12,15 +12,19 @@ import {
 import type { Db, Prisma, Trajectory } from '@starpo/db';
 import type { Actor } from './auth/actor.js';
 import { DB } from './di-tokens.js';
-import { isUuid, parseInput } from './validation.js';
+import { isUuid } from './validation.js';
+
+/** A listing's filters; the export takes them without the page's limit and cursor. */
+type TrajectoryFilter = Omit<TrajectoriesQuery, 'limit' | 'cursor'> & Partial<Pick<TrajectoriesQuery, 'limit' | 'cursor'>>;
 
 @Injectable()
 export class TrajectoriesService {
   constructor(@Inject(DB) private readonly db: Db) {}
 
   /** Filtered, step-ordered page of a run's trajectories (no turns), oldest or newest step first; cursor = last id seen. */
-  async list(runId: string, query: unknown): Promise<Page<TrajectorySummary>> {
-    const { where, limit, cursor, order } = this.filter(runId, query);
+  async list(runId: string, query: TrajectoriesQuery): Promise<Page<TrajectorySummary>> {
+    const { where, cursor, order } = this.filter(runId, query);
+    const { limit } = query;
     const rows = await this.db.trajectory.findMany({
       where,
       orderBy: [{ step: order }, { split: 'asc' }, { groupIndex: 'asc' }, { indexInGroup: 'asc' }],
@@ -32,8 +36,8 @@ export class TrajectoriesService {
   }
 
   /** All matching trajectories with their turns, a page at a time (for JSONL export). */
-  async *export(runId: string, query: unknown): AsyncGenerator<unknown> {
-    const { where } = this.filter(runId, { ...(query as object), limit: undefined, cursor: undefined });
+  async *export(runId: string, query: TrajectoryFilter): AsyncGenerator<unknown> {
+    const { where } = this.filter(runId, query);
     let cursor: string | undefined;
     for (;;) {
       const rows = await this.db.trajectory.findMany({
@@ -73,8 +77,7 @@ export class TrajectoriesService {
    * turns. Only hallucinated trajectories hold contradicted claims, so the scan starts from the
    * (run_id, hallucinated, step) index.
    */
-  async diagnostics(runId: string, query: unknown): Promise<DiagnosticsSummary> {
-    const q = parseInput(diagnosticsQuerySchema, query, 'query');
+  async diagnostics(runId: string, q: DiagnosticsQuery): Promise<DiagnosticsSummary> {
     const from = q.from ?? 0;
     const to = q.to ?? 2_147_483_647;
     const split = q.split ?? null;
@@ -131,8 +134,7 @@ export class TrajectoriesService {
     return { from: q.from ?? null, to: q.to ?? null, trajectories, flags, contradicted: [...groups.values()] };
   }
 
-  private filter(runId: string, query: unknown) {
-    const q = parseInput(trajectoriesQuerySchema, query, 'query');
+  private filter(runId: string, q: TrajectoryFilter) {
     if (q.cursor !== undefined && !isUuid(q.cursor))
       throw new ValidationError([{ path: 'cursor', message: 'not a cursor from this listing' }], 'query');
     const where: Prisma.TrajectoryWhereInput = {

@@ -1,16 +1,17 @@
-import { Controller, Get, Inject } from '@nestjs/common';
-import type { WorkerInfo } from '@starpo/contracts';
+import { Controller, Inject } from '@nestjs/common';
+import { Route } from './route.js';
+import { ROUTES, type WorkerInfo } from '@starpo/contracts';
 import { listWorkers, type Db } from '@starpo/db';
 import { CurrentActor, type Actor } from './auth/actor.js';
 import { DB } from './di-tokens.js';
 
 /** The trainer workers, shared infrastructure of the deployment. */
-@Controller('api/workers')
+@Controller()
 export class WorkersController {
   constructor(@Inject(DB) private readonly db: Db) {}
 
   /** Another team's current run is not named. */
-  @Get()
+  @Route(ROUTES.workers)
   async workers(@CurrentActor() a: Actor): Promise<WorkerInfo[]> {
     const rows = await listWorkers(this.db);
     const staleMs = Number(process.env.WORKER_STALE_MS ?? 60_000);

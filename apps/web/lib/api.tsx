@@ -5,17 +5,9 @@ import type { Socket } from 'socket.io-client';
 import { whenIdle } from './idle';
 import { takePrefetched } from './prefetch';
 
-/** An API error with the server's `{ error, message, details }`. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details?: { path: string; message: string }[],
-  ) {
-    super(message);
-  }
-}
+import { ApiError } from './client';
+
+export { ApiError };
 
 interface ApiContext {
   base: string;

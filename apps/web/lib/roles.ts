@@ -1,19 +1,18 @@
-import { ROLE_RANK, RUN_OWNER_ACTIONS, runOwnershipRefusal, type Me, type RoleName, type RunOwnerAction } from '@starpo/contracts';
+import { ROLE_RANK, ROUTES, RUN_OWNER_ACTIONS, runOwnershipRefusal, type Me, type RoleName, type RunOwnerAction } from '@starpo/contracts';
 
-/** What the dashboard offers; each maps to the least role the API's guard asks for. */
-export type Action = 'launch' | 'edit' | 'cancel' | 'resume' | 'clone' | 'delete' | 'manageTeam' | 'judge';
-
-const MIN: Record<Action, RoleName> = {
-  launch: 'member',
-  edit: 'member',
-  cancel: 'member',
-  resume: 'member',
-  clone: 'member',
-  delete: 'member',
-  manageTeam: 'owner',
+/** What the dashboard offers, each by the API route that does it: the route's contract names the least role. */
+const ROUTE_OF = {
+  launch: ROUTES.createRun,
+  edit: ROUTES.updateRun,
+  cancel: ROUTES.cancelRun,
+  resume: ROUTES.resumeRun,
+  clone: ROUTES.cloneRun,
+  delete: ROUTES.deleteRun,
+  manageTeam: ROUTES.createInvite,
   // mark the reasoning checker's flags right or wrong
-  judge: 'member',
-};
+  judge: ROUTES.markClaim,
+} as const;
+export type Action = keyof typeof ROUTE_OF;
 
 /**
  * Why `me` may not do `action` (on `run`, for per-run rules), or null when allowed.
@@ -21,7 +20,7 @@ const MIN: Record<Action, RoleName> = {
  */
 export function denied(me: Me | null | undefined, action: Action, run?: { ownerId: string | null }): string | null {
   if (!me) return 'sign in first';
-  const min = MIN[action];
+  const min: RoleName = ROUTE_OF[action].role;
   if (ROLE_RANK[me.role] < ROLE_RANK[min]) return `needs the ${min} role; you are ${me.role}`;
   if (run && isRunOwnerAction(action)) return runOwnershipRefusal({ userId: me.user.id, role: me.role, admin: me.admin }, run, action);
   return null;

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import random
 import socket
 import time
@@ -47,6 +48,8 @@ class Transport:
         self.max_backoff = max_backoff
         self.sleep = sleep
         self.retries = 0  # total retries so far, for tests and logs
+        # STARPO_TRAFFIC_LOG=file: every answered request as a JSON line (debugging; the API's contract test reads it)
+        self.traffic_log = os.environ.get("STARPO_TRAFFIC_LOG") or None
 
     def request(self, method: str, path: str, body: Any = None) -> Any:
         data = None if body is None else encode(body)
@@ -61,7 +64,10 @@ class Transport:
             try:
                 with urllib.request.urlopen(req, timeout=self.timeout) as res:
                     raw = res.read()
-                    return json.loads(raw) if raw else None
+                    answer = json.loads(raw) if raw else None
+                    if self.traffic_log:
+                        self._record(method, path, res.status, body, answer)
+                    return answer
             except urllib.error.HTTPError as err:
                 payload = _json_or_none(err.read())
                 if err.code != 429 and err.code < 500:
@@ -81,6 +87,13 @@ class Transport:
             self.sleep(max(delay, wait or 0.0))
             attempt += 1
             self.retries += 1
+
+
+    def _record(self, method: str, path: str, status: int, body: Any, answer: Any) -> None:
+        line = {"method": method, "path": path, "status": status, "body": json.loads(encode(body)) if body is not None else None,
+                "response": answer}
+        with open(self.traffic_log, "a", encoding="utf-8") as f:  # type: ignore[arg-type]
+            f.write(json.dumps(line) + "\n")
 
 
 def encode(body: Any) -> bytes:

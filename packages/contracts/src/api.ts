@@ -1,7 +1,7 @@
 import { z } from './zod.js';
-import { ROLES, type RoleName } from './roles.js';
-import type { RunProgress } from './run-activity.js';
-import { EXTERNAL_FINAL_STATUSES, RUN_STATUSES, type RunDisplayStatus } from './run-status.js';
+import { ROLES } from './roles.js';
+import { runProgressSchema } from './run-activity.js';
+import { EXTERNAL_FINAL_STATUSES, RUN_STATUSES } from './run-status.js';
 import { INT32_MAX, INT32_MIN, INT64_MAX, MAX_UNIX_SECONDS } from './storable.js';
 
 /** POST /api/runs body: a preset plus overrides (any RunConfig subset), with metadata. */
@@ -23,44 +23,47 @@ export const createRunSchema = z
   });
 export type CreateRunRequest = z.infer<typeof createRunSchema>;
 
-export interface RunSummary {
-  id: string;
-  name: string;
-  kind: 'train' | 'pretrain' | 'external';
-  ownerId: string | null;
-  status: RunDisplayStatus;
+/** A run as lists show it (GET /api/runs, and inside RunDetail). */
+export const runSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: z.enum(['train', 'pretrain', 'external']),
+  ownerId: z.string().nullable(),
+  status: z.enum([...RUN_STATUSES, 'crashed']),
   /** A cancel was asked for and the worker has not stopped yet. */
-  cancelRequested: boolean;
-  stopReason: string | null;
-  environment: string;
-  algorithm: string;
-  preset: string | null;
-  tags: string[];
-  currentStep: number;
-  totalSteps: number;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
+  cancelRequested: z.boolean(),
+  stopReason: z.string().nullable(),
+  environment: z.string(),
+  algorithm: z.string(),
+  preset: z.string().nullable(),
+  tags: z.array(z.string()),
+  currentStep: z.number(),
+  totalSteps: z.number(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
   /** Latest value of key metrics (from the summary table). */
-  latest: Record<string, number>;
+  latest: z.record(z.string(), z.number()),
   /** Best validation success so far. */
-  bestValSuccess: number | null;
+  bestValSuccess: z.number().nullable(),
   /** Validation success of the first validation (step 0: the policy before training). */
-  valSuccessAtStart: number | null;
+  valSuccessAtStart: z.number().nullable(),
   /** Finished, validated after its first validation, and never beat it: the run learned nothing measurable. */
-  didNotImprove: boolean;
+  didNotImprove: z.boolean(),
   /** Codes of the warnings the run raised (RUN_WARNING_CODES), each once. */
-  warnings: string[];
+  warnings: z.array(z.string()),
   /** What the worker is doing now (running runs only). */
-  progress: RunProgress | null;
+  progress: runProgressSchema.nullable(),
   /** 1 = next to be claimed (queued runs only). */
-  queuePosition: number | null;
-}
+  queuePosition: z.number().nullable(),
+});
+export type RunSummary = z.infer<typeof runSummarySchema>;
 
-export interface MetricSeries {
-  key: string;
-  points: { step: number; value: number; time: number }[];
-}
+export const metricSeriesSchema = z.object({
+  key: z.string(),
+  points: z.array(z.object({ step: z.number(), value: z.number(), time: z.number() })),
+});
+export type MetricSeries = z.infer<typeof metricSeriesSchema>;
 
 const email = z.string().trim().toLowerCase().email().max(320);
 const password = z.string().min(8, 'at least 8 characters').max(200);
@@ -86,16 +89,20 @@ export const createInviteSchema = z
 export const updateMemberSchema = z.object({ role: z.enum(ROLES) }).strict();
 export const createTokenSchema = z.object({ name: z.string().trim().min(1).max(100) }).strict();
 
-export interface Me {
-  user: { id: string; email: string; name: string };
+const roleSchema = z.enum(ROLES);
+
+/** GET /api/auth/me: the caller, the team it acts for and its role there. */
+export const meSchema = z.object({
+  user: z.object({ id: z.string(), email: z.string(), name: z.string() }),
   /** The team the caller acts for (a session switches it with POST /api/auth/team). */
-  team: { id: string; name: string };
-  role: RoleName;
+  team: z.object({ id: z.string(), name: z.string() }),
+  role: roleSchema,
   /** Every team of the user, with the role in each. */
-  teams: { id: string; name: string; role: RoleName }[];
+  teams: z.array(z.object({ id: z.string(), name: z.string(), role: roleSchema })),
   /** Administers the deployment (creates teams). */
-  admin: boolean;
-}
+  admin: z.boolean(),
+});
+export type Me = z.infer<typeof meSchema>;
 
 export const createTeamSchema = z.object({ name: z.string().trim().min(1).max(100) }).strict();
 export const switchTeamSchema = z.object({ teamId: z.string().uuid() }).strict();
@@ -157,10 +164,9 @@ export const listRunsQuerySchema = z
   .strict();
 export type ListRunsQuery = z.infer<typeof listRunsQuerySchema>;
 
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-}
+/** A page of a cursor-paginated list; `pageSchema(item)` is its contract, `Page<T>` the same shape as a type. */
+export const pageSchema = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+export type Page<T> = { items: T[]; nextCursor: string | null };
 
 const step = z.coerce.number().int().min(0).max(INT32_MAX);
 
@@ -201,23 +207,24 @@ export const trajectoriesQuerySchema = z
   .strict();
 export type TrajectoriesQuery = z.infer<typeof trajectoriesQuerySchema>;
 
-export interface TrajectorySummary {
-  id: string;
-  runId: string;
-  step: number;
-  split: 'train' | 'val';
-  group: number;
-  indexInGroup: number;
-  seed: number;
-  environment: string;
-  success: boolean;
-  totalReward: number;
-  numTurns: number;
-  numActions: number;
-  keptByFilter: boolean | null;
-  hallucinated: boolean;
-  flags: string[];
-}
+export const trajectorySummarySchema = z.object({
+  id: z.string(),
+  runId: z.string(),
+  step: z.number(),
+  split: z.enum(['train', 'val']),
+  group: z.number(),
+  indexInGroup: z.number(),
+  seed: z.number(),
+  environment: z.string(),
+  success: z.boolean(),
+  totalReward: z.number(),
+  numTurns: z.number(),
+  numActions: z.number(),
+  keptByFilter: z.boolean().nullable(),
+  hallucinated: z.boolean(),
+  flags: z.array(z.string()),
+});
+export type TrajectorySummary = z.infer<typeof trajectorySummarySchema>;
 
 /** GET /api/runs/:id/diagnostics: the most frequent contradicted claims in a step range. */
 export const diagnosticsQuerySchema = z
@@ -231,25 +238,27 @@ export const diagnosticsQuerySchema = z
   .strict();
 export type DiagnosticsQuery = z.infer<typeof diagnosticsQuerySchema>;
 
-export interface ClaimExample {
-  trajectoryId: string;
-  step: number;
-  split: 'train' | 'val';
-  turn: number;
+export const claimExampleSchema = z.object({
+  trajectoryId: z.string(),
+  step: z.number(),
+  split: z.enum(['train', 'val']),
+  turn: z.number(),
   /** The sentence of the think text. */
-  text: string;
-  evidence: string | null;
-}
+  text: z.string(),
+  evidence: z.string().nullable(),
+});
+export type ClaimExample = z.infer<typeof claimExampleSchema>;
 
-export interface DiagnosticsSummary {
-  from: number | null;
-  to: number | null;
-  trajectories: number;
+export const diagnosticsSummarySchema = z.object({
+  from: z.number().nullable(),
+  to: z.number().nullable(),
+  trajectories: z.number(),
   /** Trajectories carrying each flag. */
-  flags: Record<string, number>;
+  flags: z.record(z.string(), z.number()),
   /** Contradicted claims grouped by kind ("box position", "hole right of player"), most frequent first. */
-  contradicted: { pattern: string; count: number; examples: ClaimExample[] }[];
-}
+  contradicted: z.array(z.object({ pattern: z.string(), count: z.number(), examples: z.array(claimExampleSchema) })),
+});
+export type DiagnosticsSummary = z.infer<typeof diagnosticsSummarySchema>;
 
 /** POST /api/runs/:id/ingest/metrics: at most 1,000 points (and 1 MB) a request; idempotent on run+key+step. */
 export const ingestMetricsSchema = z

@@ -1,16 +1,17 @@
 import { z } from './zod.js';
 import { listEnvs } from '@starpo/envs';
 
-export interface EnvInfo {
-  name: string;
-  title: string;
-  description: string;
-  legend: string | null;
-  rolloutDefaults: { maxTurns: number; maxActionsPerTurn: number; maxActionsPerTraj: number };
+export const envInfoSchema = z.object({
+  name: z.string(),
+  title: z.string(),
+  description: z.string(),
+  legend: z.string().nullable(),
+  rolloutDefaults: z.object({ maxTurns: z.number(), maxActionsPerTurn: z.number(), maxActionsPerTraj: z.number() }),
   /** JSON Schema of the environment's config, with defaults. */
-  configSchema: unknown;
-  defaults: Record<string, unknown>;
-}
+  configSchema: z.unknown(),
+  defaults: z.record(z.string(), z.unknown()),
+});
+export type EnvInfo = z.infer<typeof envInfoSchema>;
 
 /** Environments and their config schemas, as `GET /api/envs` serves them. */
 export function describeEnvs(): EnvInfo[] {

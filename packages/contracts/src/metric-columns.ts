@@ -1,3 +1,4 @@
+import { z } from './zod.js';
 import type { RunMetricSeries } from './responses.js';
 
 /**
@@ -5,14 +6,15 @@ import type { RunMetricSeries } from './responses.js';
  * the default JSON in about 60% of the bytes, and parsed without one object per point — the
  * dashboard's compare page reads a million downsampled points this way.
  */
-export interface RunMetricColumns {
-  runId: string;
-  key: string;
-  steps: number[];
-  values: number[];
+export const runMetricColumnsSchema = z.object({
+  runId: z.string(),
+  key: z.string(),
+  steps: z.array(z.number()),
+  values: z.array(z.number()),
   /** Wall time, seconds since the epoch. */
-  times: number[];
-}
+  times: z.array(z.number()),
+});
+export type RunMetricColumns = z.infer<typeof runMetricColumnsSchema>;
 
 export function toMetricColumns(series: RunMetricSeries[]): RunMetricColumns[] {
   return series.map((s) => ({

@@ -1,3 +1,5 @@
+import { z } from './zod.js';
+
 /**
  * What a worker is doing on a run, live: the phase, its progress and the measured times the ETA uses.
  * The worker stores it on the run; the API returns it with the run, the dashboard draws it.
@@ -5,25 +7,26 @@
 export const RUN_PHASES = ['loading', 'validation', 'rollout', 'scoring', 'advantages', 'update', 'checkpoint'] as const;
 export type RunPhase = (typeof RUN_PHASES)[number];
 
-export interface RunProgress {
-  phase: RunPhase;
+export const runProgressSchema = z.object({
+  phase: z.enum(RUN_PHASES),
   /** The training step the phase belongs to (0: before the first step). */
-  step: number;
-  done: number;
-  total: number;
+  step: z.number(),
+  done: z.number(),
+  total: z.number(),
   /** What `done` counts: episodes, mini-batches, … */
-  unit: string;
+  unit: z.string(),
   /** Epoch ms the phase began. */
-  startedAt: number;
+  startedAt: z.number(),
   /** Epoch ms of this update. */
-  at: number;
+  at: z.number(),
   /** Epoch ms the current training step began (its rollout), null outside a step. */
-  stepStartedAt: number | null;
+  stepStartedAt: z.number().nullable(),
   /** Mean seconds of the run's recent training steps, without validation (null before the first). */
-  stepSeconds: number | null;
+  stepSeconds: z.number().nullable(),
   /** Seconds of the last validation (null before the first). */
-  validationSeconds: number | null;
-}
+  validationSeconds: z.number().nullable(),
+});
+export type RunProgress = z.infer<typeof runProgressSchema>;
 
 /** "validation 23/64 episodes" */
 export function progressLabel(p: Pick<RunProgress, 'phase' | 'done' | 'total' | 'unit'>): string {

@@ -12,30 +12,29 @@ export const claimVerdictSchema = z
   .strict();
 export type ClaimVerdictInput = z.infer<typeof claimVerdictSchema>;
 
-export interface ClaimVerdictView {
-  id: string;
-  trajectoryId: string;
-  turn: number;
-  span: [number, number];
-  flagged: boolean;
-  rule: string | null;
-  verdict: 'right' | 'wrong';
-  note: string | null;
+export const claimVerdictViewSchema = z.object({
+  id: z.string(),
+  trajectoryId: z.string(),
+  turn: z.number(),
+  span: z.tuple([z.number(), z.number()]),
+  flagged: z.boolean(),
+  rule: z.string().nullable(),
+  verdict: z.enum(['right', 'wrong']),
+  note: z.string().nullable(),
   /** Who marked it and when. */
-  user: { id: string; email: string };
-  createdAt: string;
-}
+  user: z.object({ id: z.string(), email: z.string() }),
+  createdAt: z.string(),
+});
+export type ClaimVerdictView = z.infer<typeof claimVerdictViewSchema>;
 
 /** The checker's precision on a team's verdicts: flags marked right / all flags marked, with the count. */
-export interface VerdictPrecision {
-  right: number;
-  wrong: number;
-  precision: number | null;
-}
+export const verdictPrecisionSchema = z.object({ right: z.number(), wrong: z.number(), precision: z.number().nullable() });
+export type VerdictPrecision = z.infer<typeof verdictPrecisionSchema>;
 
 /** GET /api/verdicts/precision: overall and per reading rule; `missed`: unflagged sentences marked wrong. */
-export interface TeamVerdictSummary {
-  overall: VerdictPrecision;
-  rules: ({ rule: string } & VerdictPrecision)[];
-  missed: number;
-}
+export const teamVerdictSummarySchema = z.object({
+  overall: verdictPrecisionSchema,
+  rules: z.array(verdictPrecisionSchema.extend({ rule: z.string() })),
+  missed: z.number(),
+});
+export type TeamVerdictSummary = z.infer<typeof teamVerdictSummarySchema>;

@@ -1,31 +1,36 @@
-import { Body, Controller, Get, Inject, Param, Post, Res } from '@nestjs/common';
-import type { ClaimVerdictView, TeamVerdictSummary } from '@starpo/contracts';
+import { Controller, Inject, Param, Res } from '@nestjs/common';
+import { Route, Valid, type Parsed } from '../route.js';
+import { ROUTES, type ClaimVerdictView, type TeamVerdictSummary } from '@starpo/contracts';
 import type { Response } from 'express';
-import { CurrentActor, MinRole, type Actor } from '../auth/actor.js';
+import { CurrentActor, type Actor } from '../auth/actor.js';
 import { VerdictsService } from './verdicts.service.js';
 
 /** A team's verdicts on the reasoning checker's flags: marking (members), listing, precision and export (anyone in the team). */
-@Controller('api')
+@Controller()
 export class VerdictsController {
   constructor(@Inject(VerdictsService) private readonly verdicts: VerdictsService) {}
 
-  @MinRole('member')
-  @Post('trajectories/:id/turns/:turn/verdicts')
-  mark(@CurrentActor() a: Actor, @Param('id') id: string, @Param('turn') turn: string, @Body() body: unknown): Promise<ClaimVerdictView> {
+  @Route(ROUTES.markClaim)
+  mark(
+    @CurrentActor() a: Actor,
+    @Param('id') id: string,
+    @Param('turn') turn: string,
+    @Valid('body') body: Parsed<typeof ROUTES.markClaim, 'body'>,
+  ): Promise<ClaimVerdictView> {
     return this.verdicts.mark(a, id, turn, body);
   }
 
-  @Get('trajectories/:id/verdicts')
+  @Route(ROUTES.verdicts)
   list(@CurrentActor() a: Actor, @Param('id') id: string): Promise<ClaimVerdictView[]> {
     return this.verdicts.list(a, id);
   }
 
-  @Get('verdicts/precision')
+  @Route(ROUTES.verdictPrecision)
   precision(@CurrentActor() a: Actor): Promise<TeamVerdictSummary> {
     return this.verdicts.summary(a);
   }
 
-  @Get('verdicts.jsonl')
+  @Route(ROUTES.exportVerdicts)
   async export(@CurrentActor() a: Actor, @Res() res: Response): Promise<void> {
     const rows = await this.verdicts.export(a);
     res.attachment('verdicts.jsonl').type('application/x-ndjson');

@@ -1,6 +1,6 @@
 import { Inject, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import {
-  claimVerdictSchema,
+  type ClaimVerdictInput,
   ValidationError,
   type ClaimVerdictView,
   type TeamVerdictSummary,
@@ -9,7 +9,7 @@ import {
 import type { Db } from '@starpo/db';
 import type { Actor } from '../auth/actor.js';
 import { DB } from '../di-tokens.js';
-import { isUuid, parseInput } from '../validation.js';
+import { isUuid } from '../validation.js';
 
 interface StoredClaim {
   span: [number, number];
@@ -63,10 +63,9 @@ const withUser = { user: { select: { id: true, email: true } } } as const;
 export class VerdictsService {
   constructor(@Inject(DB) private readonly db: Db) {}
 
-  async mark(actor: Actor, trajectoryId: string, turnParam: string, body: unknown): Promise<ClaimVerdictView> {
+  async mark(actor: Actor, trajectoryId: string, turnParam: string, input: ClaimVerdictInput): Promise<ClaimVerdictView> {
     const turn = Number(turnParam);
     if (!/^\d{1,9}$/.test(turnParam)) throw new ValidationError([{ path: 'turn', message: 'a turn index (0, 1, …)' }], 'path');
-    const input = parseInput(claimVerdictSchema, body, 'body');
     const t = isUuid(trajectoryId)
       ? await this.db.turn.findFirst({
           where: { trajectoryId, index: turn, trajectory: { run: { teamId: actor.teamId } } },
