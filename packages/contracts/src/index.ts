@@ -15,3 +15,4 @@ export * from './bases.js';
 export * from './run-activity.js';
 export * from './storable.js';
 export * from './verdicts.js';
+export * from './settings.js';
