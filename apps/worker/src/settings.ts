@@ -1,7 +1,8 @@
 import os from 'node:os';
 import { defineSettings, describedDefault, envVar } from '@starpo/contracts';
 import { dbSettings, dbVars, EMBEDDED_DATABASE_URL, sweepTimings, sweepVars } from '@starpo/db';
-import { trainerSettings, trainerVars } from '@starpo/trainer';
+// the trainer's settings alone, without loading tfjs (npm start's supervisor reads these lists too)
+import { trainerSettings, trainerVars } from '@starpo/trainer/settings';
 
 /** A worker's name when WORKER_NAME is unset. */
 export const defaultWorkerName = (): string => `${os.hostname()}-${process.pid}`;

@@ -11,6 +11,8 @@ export interface EnvVar<T> {
   schema: z.ZodType<T, string | undefined>;
   /** The default as the docs show it ('' when there is none). */
   default: string;
+  /** The default is described in words (describedDefault), not a literal value. */
+  described?: boolean;
   description: string;
 }
 
@@ -120,7 +122,7 @@ export const envVar = {
 
 /** A default the docs describe in words (one computed from another variable, or the machine's). */
 export function describedDefault<T>(v: EnvVar<T>, text: string): EnvVar<T> {
-  return { ...v, default: text };
+  return { ...v, default: text, described: true };
 }
 
 /** What was wrong with the environment, in one line: each bad variable, what it expects and (unless secret) what it got. */
@@ -154,10 +156,11 @@ export function defineSettings<V extends Record<string, EnvVar<unknown>>>(vars: 
 
 /** The markdown table of a process's variables, as docs/deployment.md shows it. */
 export function settingsTable(vars: Record<string, EnvVar<unknown>>): string {
-  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const fallback = (v: EnvVar<unknown>) => (v.default === '' ? '—' : v.described ? cell(v.default) : `\`${v.default}\``);
   const rows = Object.entries(vars)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, v]) => `| \`${name}\` | ${v.default === '' ? '—' : cell(v.default)} | ${cell(v.description)} |`);
+    .map(([name, v]) => `| \`${name}\` | ${fallback(v)} | ${cell(v.description)} |`);
   return ['| Variable | Default | Meaning |', '| --- | --- | --- |', ...rows].join('\n');
 }
 

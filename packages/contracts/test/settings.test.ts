@@ -71,13 +71,13 @@ describe('environment settings', () => {
     expect(settingsTable(spec.vars).split('\n')).toEqual([
       '| Variable | Default | Meaning |',
       '| --- | --- | --- |',
-      '| `MODE` | blas | engine |',
-      '| `ORIGIN` | http://127.0.0.1:3000 | origin \\| with a bar |',
-      '| `PORT` | 3001 | port |',
-      '| `SECURE` | off | secure cookies |',
-      '| `STALE_MS` | 60000 | stale after |',
+      '| `MODE` | `blas` | engine |',
+      '| `ORIGIN` | `http://127.0.0.1:3000` | origin \\| with a bar |',
+      '| `PORT` | `3001` | port |',
+      '| `SECURE` | `off` | secure cookies |',
+      '| `STALE_MS` | `60000` | stale after |',
       '| `SWEEP_MS` | STALE_MS / 4 | sweep every |',
-      '| `THREADS` | 1 | threads |',
+      '| `THREADS` | `1` | threads |',
       '| `URL` | — | database |',
     ]);
   });

@@ -24,7 +24,6 @@ export const trainerVars = {
     envVar.text({ description: 'where the shipped bases (starpo-base/…) live' }),
     'models/bases/ of the repository',
   ),
-  STARPO_DEBUG: envVar.flag({ description: 'the starpo CLI prints the stack of an error' }),
   LD_LIBRARY_PATH: envVar.text({ description: 'also searched for libvulkan.so.1 before WebGPU is tried (Linux)' }),
 };
 
@@ -41,4 +40,16 @@ let current: TrainerSettings | null = null;
 /** This process's settings, read from process.env on first use. */
 export function trainerSettings(): TrainerSettings {
   return (current ??= loadTrainerSettings());
+}
+
+/** The `starpo` command line's variables: the trainer's and its own. */
+export const cliEnv = defineSettings({
+  ...trainerVars,
+  STARPO_DEBUG: envVar.flag({ description: 'print the stack of an error' }),
+});
+
+/** The command line's settings from process.env, with the trainer's read at the same time (so a bad one stops it at start). */
+export function cliSettings(): ReturnType<typeof cliEnv.parse> {
+  trainerSettings();
+  return cliEnv.parse(process.env);
 }

@@ -5,9 +5,9 @@ import { registerEnvCommands } from './env-commands.js';
 import { registerEvalCommand } from './eval-command.js';
 import { registerPretrainCommand } from './pretrain-command.js';
 import { registerTrainCommand } from './train-command.js';
-import { trainerSettings } from '../settings.js';
+import { cliSettings } from '../settings.js';
 
-const settings = settingsOrExit('starpo', trainerSettings);
+const settings = settingsOrExit('starpo', cliSettings);
 
 const program = new Command();
 program.name('starpo').description('StarPO Studio command line: environments, pre-training and training').showHelpAfterError();
