@@ -2,7 +2,7 @@
 // passed on to the processes it starts, which check their own (apps/*/src/settings.ts).
 import { defineSettings, describedDefault, envVar } from '@starpo/contracts';
 import { EMBEDDED_PG_PORT } from '@starpo/db';
-import { apiEnv } from '../apps/api/dist/settings.js';
+import { DEFAULT_API_PORT } from '../apps/api/dist/settings.js';
 import { workerEnv } from '../apps/worker/dist/settings.js';
 
 export const startEnv = defineSettings({
@@ -14,12 +14,14 @@ export const startEnv = defineSettings({
     default: '.data/postgres',
     description: "the embedded PostgreSQL's data folder (relative to the repository)",
   }),
+  // 0 for any free port (the tests start several systems side by side)
   STARPO_PG_PORT: envVar.port({
     default: EMBEDDED_PG_PORT,
+    anyFree: true,
     description: "the embedded PostgreSQL's port; a busy one is replaced by a free one",
   }),
-  API_PORT: { ...apiEnv.vars.API_PORT, description: "the API's port; a busy one is replaced by a free one" },
-  WEB_PORT: envVar.port({ default: 3000, description: "the dashboard's port; a busy one is replaced by a free one" }),
+  API_PORT: envVar.port({ default: DEFAULT_API_PORT, anyFree: true, description: "the API's port; a busy one is replaced by a free one" }),
+  WEB_PORT: envVar.port({ default: 3000, anyFree: true, description: "the dashboard's port; a busy one is replaced by a free one" }),
   HOST: envVar.text({ default: '127.0.0.1', description: 'the address the API and the dashboard listen on' }),
   STARPO_QUIET: envVar.flag({ description: "print only the supervisor's lines (a process that dies still shows its last lines)" }),
   WORKER_SHUTDOWN_MS: {

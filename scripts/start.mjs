@@ -11,17 +11,38 @@ import { fileURLToPath } from 'node:url';
 import { settingsOrExit } from '@starpo/contracts';
 import { EMBEDDED_DATABASE_URL, migrate } from '@starpo/db';
 import { freePort } from '@starpo/db/embedded';
-import { loadApiSettings } from '../apps/api/dist/settings.js';
+import { DEFAULT_API_PORT, loadApiSettings } from '../apps/api/dist/settings.js';
 import { loadWorkerSettings } from '../apps/worker/dist/settings.js';
+import { loadWebSettings } from '../apps/web/settings.mjs';
 import { loadStartSettings } from './settings.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The children's environment: this process's (they check their own variables) with the addresses chosen here. */
+function childrenEnv({ databaseUrl, host, apiPort, webPort }) {
+  return {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    API_PORT: String(apiPort),
+    API_HOST: host,
+    WEB_ORIGIN: `http://${host}:${webPort}`,
+    API_URL: `http://${host}:${apiPort}`,
+    NEXT_TELEMETRY_DISABLED: '1',
+  };
+}
+
 const settings = settingsOrExit('npm start', () => {
   const own = loadStartSettings();
   // the children's variables too, before anything starts: a bad one would otherwise restart them forever
-  const children = { ...process.env, DATABASE_URL: own.DATABASE_URL ?? EMBEDDED_DATABASE_URL };
+  const children = childrenEnv({
+    databaseUrl: own.DATABASE_URL ?? EMBEDDED_DATABASE_URL,
+    host: own.HOST,
+    apiPort: own.API_PORT || DEFAULT_API_PORT,
+    webPort: own.WEB_PORT,
+  });
   loadApiSettings(children);
   loadWorkerSettings(children);
+  loadWebSettings(children);
   return own;
 });
 const quiet = settings.STARPO_QUIET;
@@ -54,18 +75,9 @@ say(`database ready (${status.applied.length ? `applied ${status.applied.join(',
 const apiPort = await freePort(settings.API_PORT);
 const webPort = await freePort(settings.WEB_PORT);
 const host = settings.HOST;
-const apiUrl = `http://${host}:${apiPort}`;
-const webUrl = `http://${host}:${webPort}`;
-// the children get this process's environment (they check their own variables) with the addresses chosen here
-const childEnv = {
-  ...process.env,
-  DATABASE_URL: databaseUrl,
-  API_PORT: String(apiPort),
-  API_HOST: host,
-  WEB_ORIGIN: webUrl,
-  API_URL: apiUrl,
-  NEXT_TELEMETRY_DISABLED: '1',
-};
+const childEnv = childrenEnv({ databaseUrl, host, apiPort, webPort });
+const apiUrl = childEnv.API_URL;
+const webUrl = childEnv.WEB_ORIGIN;
 
 /** name → { cmd, args, cwd, child, startedAt, backoffMs, tail } */
 const services = new Map();

@@ -1,10 +1,13 @@
 import { defineSettings, envVar } from '@starpo/contracts';
 import { dbVars, sweepTimings, sweepVars } from '@starpo/db';
 
+/** The API's port unless API_PORT says otherwise (npm start's too). */
+export const DEFAULT_API_PORT = 3001;
+
 /** Every environment variable the API process reads, with its default and meaning (docs/deployment.md is printed from it). */
 export const apiEnv = defineSettings({
   DATABASE_URL: envVar.postgresUrl({ required: true, description: 'the database (npm start sets it, for the embedded one by default)' }),
-  API_PORT: envVar.port({ default: 3001, description: 'port the API listens on' }),
+  API_PORT: envVar.port({ default: DEFAULT_API_PORT, description: 'port the API listens on' }),
   API_HOST: envVar.text({ default: '127.0.0.1', description: 'address the API listens on' }),
   WEB_ORIGIN: envVar.text({
     default: 'http://127.0.0.1:3000',

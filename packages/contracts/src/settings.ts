@@ -77,9 +77,10 @@ export const envVar = {
     const range = o.max === undefined ? `≥ ${o.min}` : `from ${o.min} to ${o.max}`;
     return variable(wholeNumber(o.min, o.max), `a whole number ${range}`, o.description, o.default) as never;
   },
-  /** A TCP port (1–65535). */
-  port(o: Opts<number> & { default: number }): EnvVar<number> {
-    return variable(wholeNumber(1, 65535), 'a port number from 1 to 65535', o.description, o.default) as EnvVar<number>;
+  /** A TCP port (1–65535; from 0, "any free one", where `anyFree` says so). */
+  port(o: Opts<number> & { default: number; anyFree?: boolean }): EnvVar<number> {
+    const min = o.anyFree ? 0 : 1;
+    return variable(wholeNumber(min, 65535), `a port number from ${min} to 65535`, o.description, o.default) as EnvVar<number>;
   },
   /** A count (a whole number ≥ 1) or `auto`, kept as text for the code that resolves `auto`. */
   countOrAuto(o: Opts<string> & { default: string }): EnvVar<string> {

@@ -57,8 +57,13 @@ export { STARPO_TINY_SIZES, type StarpoTinySize } from '@starpo/contracts';
 
 /** starpo-tiny: the Qwen2 architecture at sizes that train on a CPU. vocab_size is set from the tokenizer. */
 export function starpoTinyConfig(size: StarpoTinySize, vocabSize: number): Qwen2Config {
-  const dims = { nano: [64, 2, 4, 2, 192], tiny: [96, 3, 4, 2, 256], small: [128, 4, 4, 2, 384] }[size];
-  const [hidden, layers, heads, kv, inter] = dims as [number, number, number, number, number];
+  // hidden, layers, heads, key-value heads, intermediate: one shape for each size contracts names
+  const dims: Record<StarpoTinySize, [number, number, number, number, number]> = {
+    nano: [64, 2, 4, 2, 192],
+    tiny: [96, 3, 4, 2, 256],
+    small: [128, 4, 4, 2, 384],
+  };
+  const [hidden, layers, heads, kv, inter] = dims[size];
   return {
     vocab_size: vocabSize,
     hidden_size: hidden,
