@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadApiSettings } from '../src/settings.js';
+import { signupOwner, startTestApi } from './helpers.js';
 
 const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const DATABASE_URL = 'postgresql://postgres:postgres@127.0.0.1:1/nowhere';
@@ -40,5 +41,19 @@ describe('API settings', () => {
     const missing = start({});
     expect(missing.status).toBe(2);
     expect(missing.stderr.trim()).toBe('api: invalid environment: DATABASE_URL: required, a postgresql:// connection URL');
+  });
+
+  it('GET /api/workers calls a worker lost after the stale timeout the API was given (WORKER_STALE_MS), as the workers page shows it', async () => {
+    const t = await startTestApi({ workerStaleMs: 5_000 });
+    try {
+      const owner = await signupOwner(t);
+      await t.db.worker.create({
+        data: { name: 'w1', host: 'h', backend: 'wasm', device: 'cpu', status: 'idle', lastHeartbeat: new Date(Date.now() - 10_000) },
+      });
+      const res = await t.http.get('/api/workers').set('Authorization', owner.auth).expect(200);
+      expect(res.body[0]).toMatchObject({ name: 'w1', status: 'lost' }); // the default (60 s) would call it idle
+    } finally {
+      await t.close();
+    }
   });
 });
