@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The environment variables of every process, as markdown tables printed from their settings schemas
 // (needs `npm run build`). `node scripts/settings-table.mjs` prints them; `--write` puts them into
-// docs/deployment.md between its markers; `--check` exits 1 when the doc differs (e2e/settings-doc.test.ts).
+// docs/deployment.md between its markers; `--check` exits 1 when the doc differs (e2e/settings.test.ts).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { settingsTable } from '@starpo/contracts';

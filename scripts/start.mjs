@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { settingsOrExit } from '@starpo/contracts';
+import { SettingsError, settingsOrExit } from '@starpo/contracts';
 import { EMBEDDED_DATABASE_URL, migrate } from '@starpo/db';
 import { freePort } from '@starpo/db/embedded';
 import { DEFAULT_API_PORT, loadApiSettings } from '../apps/api/dist/settings.js';
@@ -40,9 +40,16 @@ const settings = settingsOrExit('npm start', () => {
     apiPort: own.API_PORT || DEFAULT_API_PORT,
     webPort: own.WEB_PORT,
   });
-  loadApiSettings(children);
-  loadWorkerSettings(children);
-  loadWebSettings(children);
+  const problems = new Map();
+  for (const load of [loadApiSettings, loadWorkerSettings, loadWebSettings]) {
+    try {
+      load(children);
+    } catch (e) {
+      if (!(e instanceof SettingsError)) throw e;
+      for (const p of e.problems) problems.set(p.name, p); // the API and the worker share some variables
+    }
+  }
+  if (problems.size) throw new SettingsError([...problems.values()]);
   return own;
 });
 const quiet = settings.STARPO_QUIET;
