@@ -142,6 +142,7 @@ export interface SettingsSpec<V extends Record<string, EnvVar<unknown>>> {
   parse(environment: Record<string, string | undefined>): Values<V>;
 }
 
+/** A process's variables, parsed together: `parse` checks every one and reports all the bad ones at once. */
 export function defineSettings<V extends Record<string, EnvVar<unknown>>>(vars: V): SettingsSpec<V> {
   const schema = z.object(Object.fromEntries(Object.entries(vars).map(([name, v]) => [name, v.schema])));
   return {
