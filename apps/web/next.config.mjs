@@ -1,4 +1,8 @@
-const dev = process.env.NODE_ENV !== 'production';
+import { settingsOrExit } from '@starpo/contracts';
+import { loadWebSettings } from './settings.mjs';
+
+// the environment is checked as the server starts: a bad value stops it with a line naming it
+const { dev } = settingsOrExit('web', loadWebSettings);
 
 /**
  * Content Security Policy of every page. Next.js inlines its bootstrap scripts, so scripts may be

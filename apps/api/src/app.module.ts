@@ -46,8 +46,8 @@ export class AppModule {
       module: AppModule,
       imports: [
         ThrottlerModule.forRoot([
-          { name: 'default', ttl: 60_000, limit: settings.authRateLimit ?? 20 },
-          { name: 'ingest', ttl: 60_000, limit: settings.ingestRateLimit ?? 600 },
+          { name: 'default', ttl: 60_000, limit: settings.authRateLimit },
+          { name: 'ingest', ttl: 60_000, limit: settings.ingestRateLimit },
         ]),
       ],
       controllers: [
@@ -74,8 +74,8 @@ export class AppModule {
           provide: DB,
           useFactory: () =>
             createDb(settings.databaseUrl, {
-              queryTimeoutMs: Number(process.env.DB_QUERY_TIMEOUT_MS ?? 4000),
-              connectTimeoutMs: Number(process.env.DB_CONNECT_TIMEOUT_MS ?? 2000),
+              queryTimeoutMs: settings.dbQueryTimeoutMs,
+              connectTimeoutMs: settings.dbConnectTimeoutMs,
             }),
         },
         { provide: QUEUE, useFactory: () => new RunQueue(settings.databaseUrl).start() },

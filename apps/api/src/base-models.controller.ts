@@ -1,6 +1,6 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Route, Valid, type Parsed } from './route.js';
-import { SHIPPED_BASES, type BaseModelInfo, type RunDetail, ROUTES } from '@starpo/contracts';
+import { SHIPPED_BASES, STARPO_TINY_SIZES, type BaseModelInfo, type RunDetail, ROUTES } from '@starpo/contracts';
 import { teamBaseModels, type Db } from '@starpo/db';
 import { CurrentActor, type Actor } from './auth/actor.js';
 import { DB } from './di-tokens.js';
@@ -25,7 +25,7 @@ export class BaseModelsController {
     const rows = await teamBaseModels(this.db, a.teamId);
     const builtin: BaseModelInfo[] = [
       ...SHIPPED_BASES.map((b) => ({ id: b.name, name: b.name, source: 'shipped', description: b.description, metrics: {} })),
-      ...['starpo-tiny/nano', 'starpo-tiny/tiny', 'starpo-tiny/small'].map((name) => ({
+      ...STARPO_TINY_SIZES.map((size) => `starpo-tiny/${size}`).map((name) => ({
         id: name,
         name,
         source: 'builtin',

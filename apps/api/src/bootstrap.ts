@@ -13,13 +13,14 @@ import { answerClientErrorsInShape } from './client-errors.js';
 import { ErrorsFilter } from './errors.filter.js';
 import { originRefusal, parseOrigins } from './security/origin.js';
 import { previewRateLimit } from './security/preview-rate-limit.js';
-import type { ApiSettings } from './di-tokens.js';
+import { resolveApiSettings, type ApiSettingsInput } from './settings.js';
 import { QuietStartLogger } from './quiet-logger.js';
 
 export const BODY_LIMIT = '1mb';
 
 /** Build the Nest application (not yet listening): used by main.ts and the tests. */
-export async function createApp(settings: ApiSettings, opts: { logger?: boolean } = {}): Promise<NestExpressApplication> {
+export async function createApp(given: ApiSettingsInput, opts: { logger?: boolean } = {}): Promise<NestExpressApplication> {
+  const settings = resolveApiSettings(given);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(settings), {
     logger: opts.logger === false ? false : new QuietStartLogger({ logLevels: ['log', 'warn', 'error'] }),
     bodyParser: false,

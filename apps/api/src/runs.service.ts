@@ -297,13 +297,11 @@ function configColumns(config: RunConfig) {
   };
 }
 
-/** How long an external run may go without ingestion before it is shown as crashed (W&B does the same). */
-export const DEFAULT_EXTERNAL_STALE_MS = 10 * 60_000;
-
 export function summary(
   r: Run,
   sums: { key: string; value: number; maxValue: number; step?: number }[],
-  externalStaleMs = DEFAULT_EXTERNAL_STALE_MS,
+  /** How long an external run may go without ingestion before it is shown as crashed (W&B does the same; EXTERNAL_STALE_MS). */
+  externalStaleMs: number,
   warnings: string[] = [],
   queuePosition: number | null = null,
   valStart?: { step: number; value: number },

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { startSweeper, type Db, type RunQueue } from '@starpo/db';
-import { DB, QUEUE } from './di-tokens.js';
+import { DB, QUEUE, SETTINGS, type ApiSettings } from './di-tokens.js';
 
 /**
  * The API sweeps too, so a dead worker's run is requeued (or cancelled, when a cancel was asked for)
@@ -14,13 +14,13 @@ export class SweeperService implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(DB) private readonly db: Db,
     @Inject(QUEUE) private readonly queue: RunQueue,
+    @Inject(SETTINGS) private readonly settings: ApiSettings,
   ) {}
 
   onModuleInit(): void {
-    const staleMs = Number(process.env.WORKER_STALE_MS ?? 60_000);
     this.sweeper = startSweeper(this.db, {
-      staleMs,
-      intervalMs: Number(process.env.WORKER_SWEEP_MS ?? Math.min(15_000, staleMs / 4)),
+      staleMs: this.settings.workerStaleMs,
+      intervalMs: this.settings.workerSweepMs,
       dispatch: (id, gpu) => this.queue.dispatch(id, gpu),
       onSwept: (r) => {
         if (r.requeued.length) this.logger.log(`requeued runs without a heartbeat: ${r.requeued.join(', ')}`);

@@ -3,18 +3,21 @@ import { Route } from './route.js';
 import { ROUTES, type WorkerInfo } from '@starpo/contracts';
 import { listWorkers, type Db } from '@starpo/db';
 import { CurrentActor, type Actor } from './auth/actor.js';
-import { DB } from './di-tokens.js';
+import { DB, SETTINGS, type ApiSettings } from './di-tokens.js';
 
 /** The trainer workers, shared infrastructure of the deployment. */
 @Controller()
 export class WorkersController {
-  constructor(@Inject(DB) private readonly db: Db) {}
+  constructor(
+    @Inject(DB) private readonly db: Db,
+    @Inject(SETTINGS) private readonly settings: ApiSettings,
+  ) {}
 
   /** Another team's current run is not named. */
   @Route(ROUTES.workers)
   async workers(@CurrentActor() a: Actor): Promise<WorkerInfo[]> {
     const rows = await listWorkers(this.db);
-    const staleMs = Number(process.env.WORKER_STALE_MS ?? 60_000);
+    const staleMs = this.settings.workerStaleMs;
     return rows.map((w) => {
       // no heartbeat for the stale timeout: the process is gone (or frozen); it no longer counts as busy
       const lost = w.status !== 'offline' && Date.now() - w.lastHeartbeat.getTime() > staleMs;

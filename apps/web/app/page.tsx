@@ -1,5 +1,6 @@
 'use client';
 import { progressLabel, RUN_STATUSES, type Page, type RunMetricSeries, type RunSummary, type TeamMember } from '@starpo/contracts';
+import { listEnvs } from '@starpo/envs';
 import { Fragment, useEffect, useMemo, useState } from 'react';
 import { algorithmLabel, duration, pct, when } from '../components/format';
 import { GatedLink } from '../components/Gated';
@@ -124,8 +125,8 @@ export default function RunsPage() {
         </select>
         <select aria-label="environment" value={view.environment} onChange={setFilter('environment')}>
           <option value="">any environment</option>
-          {['sokoban', 'frozenlake', 'bandit'].map((s) => (
-            <option key={s}>{s}</option>
+          {listEnvs().map(({ name }) => (
+            <option key={name}>{name}</option>
           ))}
         </select>
         <input aria-label="tag" placeholder="tag" value={view.tag} onChange={setFilter('tag')} size={10} />

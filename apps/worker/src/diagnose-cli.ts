@@ -1,11 +1,16 @@
 #!/usr/bin/env node
 // `npm run diagnose -- <run-id>`: re-computes a run's reasoning diagnostics (see rediagnose.ts).
-import { createDb } from '@starpo/db';
+import { settingsOrExit } from '@starpo/contracts';
+import { createDb, dbSettings } from '@starpo/db';
 import { PhaseProgress } from '@starpo/trainer/progress';
 import { rediagnoseRun } from './rediagnose.js';
+import { loadDiagnoseDatabaseUrl } from './settings.js';
 
 const runId = process.argv[2];
-const url = process.env.DATABASE_URL ?? 'postgresql://postgres:postgres@127.0.0.1:54329/starpo';
+const url = settingsOrExit('diagnose', () => {
+  dbSettings(); // the database package's own variables, checked before anything starts
+  return loadDiagnoseDatabaseUrl();
+});
 if (!runId || !/^[0-9a-f-]{36}$/i.test(runId)) {
   console.error('usage: npm run diagnose -- <run-id>   (DATABASE_URL defaults to the embedded database of `npm start`)');
   process.exit(2);

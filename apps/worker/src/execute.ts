@@ -1,11 +1,11 @@
 import { databaseUrlOf, isLeaseLost, latestCheckpointFiles, startRunHeartbeat, type Db, type Run } from '@starpo/db';
-import { runConfigSchema } from '@starpo/contracts';
+import { runConfigSchema, USER_CANCEL_REASON } from '@starpo/contracts';
 import { backendInfo, startPool, train, type TrainResult } from '@starpo/trainer';
 import { loadRunBase } from './base-model.js';
 import { DbSink, WORKER_SHUTDOWN } from './db-sink.js';
 import { executePretrain } from './pretrain-job.js';
+import { DEFAULT_COMPUTE_THREADS } from './settings.js';
 
-export const USER_CANCEL = 'cancelled by user';
 /** Stop reason of a run whose lease moved on (requeued by a sweep, claimed by another worker, deleted). */
 export const LEASE_LOST = 'lease lost';
 
@@ -20,7 +20,7 @@ export async function executeRun(
   run: Run,
   signal: AbortSignal,
   log: (msg: string) => void,
-  opts: { cancelPollMs?: number; worker?: string } = {},
+  opts: { cancelPollMs?: number; worker?: string; computeThreads?: string } = {},
 ): Promise<TrainResult> {
   const lease = run.leaseEpoch;
   const stop = new AbortController();
@@ -36,7 +36,7 @@ export async function executeRun(
       lost = true;
       if (!stop.signal.aborted || stop.signal.reason !== LEASE_LOST) stop.abort(LEASE_LOST);
     } else if (r.cancelRequested && !stop.signal.aborted) {
-      const reason = r.stopReason ?? USER_CANCEL; // names who cancelled, as the API recorded it
+      const reason = r.stopReason ?? USER_CANCEL_REASON; // names who cancelled, as the API recorded it
       log(`run ${run.id}: ${reason}; stopping it`);
       void new DbSink(db, run.id, lease).log('warn', `${reason}: stopping the current phase, with a checkpoint`).catch(() => {});
       stop.abort(reason);
@@ -44,13 +44,13 @@ export async function executeRun(
   });
   try {
     if (run.kind === 'pretrain') return await executePretrain(db, run, log);
-    return await executeTraining(db, run, stop.signal, log, opts.worker);
+    return await executeTraining(db, run, stop.signal, log, opts.worker, opts.computeThreads);
   } catch (e) {
     if (!isLeaseLost(e) && !lost) throw e;
     // Another worker owns the run now (or it was requeued or deleted): nothing more may be written for it.
     // Its own log only: the run's log belongs to the new owner, which records the takeover as it resumes.
     const msg = `lost the lease on run ${run.id} (lease ${lease}): it was requeued, taken over by another worker or deleted; stopped it without writing further data`;
-    console.error(`${process.env.WORKER_NAME ?? `worker ${process.pid}`}: ${msg}`);
+    console.error(`${opts.worker ?? `worker ${process.pid}`}: ${msg}`);
     return { status: 'cancelled', step: run.currentStep, stopReason: LEASE_LOST };
   } finally {
     await heartbeat.stop();
@@ -64,6 +64,7 @@ async function executeTraining(
   signal: AbortSignal,
   log: (msg: string) => void,
   worker = 'unnamed',
+  computeThreads = DEFAULT_COMPUTE_THREADS,
 ): Promise<TrainResult> {
   const sink = new DbSink(db, run.id, run.leaseEpoch);
   try {
@@ -86,8 +87,8 @@ async function executeTraining(
     log(
       `run ${run.id} (${run.name}): ${config.env.name}, ${config.algorithm.advEstimator}, ${config.training.steps} steps${ckpt ? `, resuming from step ${ckpt.step}` : ''}`,
     );
-    // CPU backends: rollouts and gradients shared by this many threads (default one; `npm start` sets auto)
-    const threads = process.env.STARPO_COMPUTE_THREADS ?? '1';
+    // CPU backends: rollouts and gradients shared by this many threads (STARPO_COMPUTE_THREADS)
+    const threads = computeThreads;
     const pool = await startPool(threads, base.model, base.tokenizer, log);
     const backend = backendInfo();
     await sink.log(

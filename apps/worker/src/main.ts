@@ -1,25 +1,22 @@
 import os from 'node:os';
+import { settingsOrExit } from '@starpo/contracts';
 import { claimRun, createDb, releaseRun, RunQueue, startSweeper } from '@starpo/db';
 import { initBackend } from '@starpo/trainer';
 import { WORKER_SHUTDOWN } from './db-sink.js';
 import { executeRun, LEASE_LOST } from './execute.js';
 import { registerWorker, startHeartbeat } from './registration.js';
+import { workerProcessSettings } from './settings.js';
 
-const databaseUrl = process.env.DATABASE_URL;
-if (!databaseUrl) {
-  console.error('DATABASE_URL is required (npm start sets it for the embedded database)');
-  process.exit(2);
-}
-const pollMs = Number(process.env.WORKER_POLL_MS ?? 2000);
-const staleMs = Number(process.env.WORKER_STALE_MS ?? 60_000);
-const sweepMs = Number(process.env.WORKER_SWEEP_MS ?? Math.min(15_000, staleMs / 4));
-const heartbeatMs = Number(process.env.WORKER_HEARTBEAT_MS ?? 10_000);
+// the environment is checked before anything starts: a bad value stops the worker with a line naming it
+const settings = settingsOrExit('worker', workerProcessSettings);
+const { databaseUrl, pollMs, staleMs, sweepMs, heartbeatMs } = settings;
 /** SIGTERM/SIGINT: the current run is checkpointed and requeued within this time, or handed back without a new checkpoint. */
-const shutdownMs = Number(process.env.WORKER_SHUTDOWN_MS ?? 30_000);
+const shutdownMs = settings.shutdownMs;
 const db = createDb(databaseUrl, { max: 4 });
 const queue = await new RunQueue(databaseUrl, { maintenance: true }).start();
 const backend = await initBackend('auto', (m) => console.log(m));
 const me = await registerWorker(db, {
+  name: settings.name,
   backend: backend.name,
   device: backend.gpu ? backend.device : `${os.cpus().length}× ${os.cpus()[0]?.model ?? 'cpu'} (${backend.device})`,
   hasGpu: backend.gpu,
@@ -81,6 +78,7 @@ while (!stopping) {
     const result = await executeRun(db, run, abort.signal, (m) => console.log(m), {
       cancelPollMs: Math.min(2000, heartbeatMs),
       worker: me.name,
+      computeThreads: settings.computeThreads,
     });
     if (result.stopReason === WORKER_SHUTDOWN) {
       // checkpointed and back in the queue: announce it for another worker (the sweeps do it too)

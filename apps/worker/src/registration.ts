@@ -1,5 +1,6 @@
 import os from 'node:os';
 import type { Db } from '@starpo/db';
+import { defaultWorkerName } from './settings.js';
 
 export interface WorkerIdentity {
   id: string;
@@ -7,8 +8,11 @@ export interface WorkerIdentity {
 }
 
 /** Insert this process into `workers` (host, backend, device, memory) and return its id. */
-export async function registerWorker(db: Db, info: { backend: string; device: string; hasGpu: boolean }): Promise<WorkerIdentity> {
-  const name = process.env.WORKER_NAME ?? `${os.hostname()}-${process.pid}`;
+export async function registerWorker(
+  db: Db,
+  info: { name?: string; backend: string; device: string; hasGpu: boolean },
+): Promise<WorkerIdentity> {
+  const name = info.name ?? defaultWorkerName();
   const w = await db.worker.create({
     data: {
       name,

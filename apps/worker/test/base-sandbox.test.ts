@@ -26,10 +26,12 @@ describe('model.base stays in its sandbox on the worker', () => {
   let teamId: string;
   const savedRoots = process.env.MODEL_ROOTS;
   beforeAll(async () => {
-    t = await freshDatabase();
-    db = createDb(t.url);
     scratch = mkdtempSync(path.join(os.tmpdir(), 'starpo-sandbox-'));
     root = path.join(scratch, 'models');
+    // before the database package first reads its settings (createDb): it reads MODEL_ROOTS once
+    process.env.MODEL_ROOTS = root;
+    t = await freshDatabase();
+    db = createDb(t.url);
     outside = path.join(scratch, 'private');
     mkdirSync(path.join(root, 'broken'), { recursive: true });
     mkdirSync(outside);
@@ -38,7 +40,6 @@ describe('model.base stays in its sandbox on the worker', () => {
     symlinkSync(outside, path.join(root, 'escape'));
     writeFileSync(path.join(root, 'broken', 'config.json'), 'SECRET-TOKEN=hunter2 (not JSON)');
     cpSync(shippedBaseDir('starpo-base/sokoban-tiny')!, path.join(root, 'lab', 'sokoban'), { recursive: true });
-    process.env.MODEL_ROOTS = root;
     teamId = (await db.team.create({ data: { name: 'lab' } })).id;
     const other = await db.team.create({ data: { name: 'rivals' } });
     await db.baseModel.create({ data: { teamId: other.id, name: 'rival-base', architecture: {}, tokenizer: {} } });

@@ -1,4 +1,5 @@
 import { z } from './zod.js';
+import { PRETRAIN_ENVS, STARPO_TINY_SIZES } from './bases.js';
 import { ROLES } from './roles.js';
 import { runProgressSchema } from './run-activity.js';
 import { EXTERNAL_FINAL_STATUSES, RUN_STATUSES } from './run-status.js';
@@ -361,8 +362,8 @@ export const createBaseModelSchema = z
       .min(1)
       .max(100)
       .regex(/^[\w.-]+$/, 'letters, digits, _ . - only'),
-    env: z.enum(['sokoban', 'frozenlake', 'bandit', 'mixed']),
-    size: z.enum(['nano', 'tiny', 'small']).default('tiny'),
+    env: z.enum(PRETRAIN_ENVS),
+    size: z.enum(STARPO_TINY_SIZES).default('tiny'),
     dialogues: z.number().int().min(10).max(20_000).default(1200),
     epochs: z.number().int().min(1).max(20).default(2),
     batchSize: z.number().int().min(1).max(256).default(4),

@@ -1,3 +1,5 @@
+import { BUILTIN_ENV_NAMES } from '@starpo/envs';
+
 /**
  * The warm-start bases shipped in the repository (models/bases/<folder>, built by `npm run bases`).
  * A preset run on an environment listed here starts from its base unless `model.base` says otherwise:
@@ -12,6 +14,14 @@ export interface ShippedBase {
   envConfig: Record<string, unknown>;
   description: string;
 }
+
+/** The sizes of starpo-tiny that train from random weights (`starpo-tiny/<size>`; the trainer holds their shapes). */
+export const STARPO_TINY_SIZES = ['nano', 'tiny', 'small'] as const;
+export type StarpoTinySize = (typeof STARPO_TINY_SIZES)[number];
+
+/** What a warm-start pretrain may train on: one built-in environment, or all of them (`mixed`). */
+export const PRETRAIN_ENVS = [...BUILTIN_ENV_NAMES, 'mixed'] as const;
+export type PretrainEnv = (typeof PRETRAIN_ENVS)[number];
 
 export const SCRATCH_BASE = 'starpo-tiny/tiny';
 export const SCRATCH_HINT =

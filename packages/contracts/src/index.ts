@@ -16,3 +16,4 @@ export * from './run-activity.js';
 export * from './storable.js';
 export * from './verdicts.js';
 export * from './routes.js';
+export * from './settings.js';

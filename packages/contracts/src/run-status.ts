@@ -20,5 +20,8 @@ export const EXTERNAL_FINAL_STATUSES = ['succeeded', 'failed', 'stopped_early'] 
 /** Statuses a trainer reports for the run it trains (it never queues one). */
 export type TrainerRunStatus = Exclude<RunStatusName, 'queued'>;
 
+/** The stop reason of a run a user cancelled (the API, the database's sweeps and the worker record it alike). */
+export const USER_CANCEL_REASON = 'cancelled by user';
+
 /** Shown, never stored: an external run whose trainer has sent nothing for a while (its next ingestion revives it). */
 export type RunDisplayStatus = RunStatusName | 'crashed';

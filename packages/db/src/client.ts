@@ -1,5 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/prisma/client.js';
+import { dbSettings } from './settings.js';
 
 export type Db = PrismaClient;
 
@@ -7,37 +8,32 @@ export interface DbOptions {
   /** Pool size (default 10). */
   max?: number;
   /**
-   * Give up opening a connection after this long (default DB_CONNECT_TIMEOUT_MS or 10 s: a worker's
+   * Give up opening a connection after this long (default DB_CONNECT_TIMEOUT_MS, see settings.ts: a worker's
    * event loop only turns between tensor ops, so a handshake there can take seconds; the API passes 2 s).
    */
   connectTimeoutMs?: number;
   /**
    * Fail a query after this long, on the client (a frozen server never answers) and on the server
-   * (statement_timeout). Default DB_QUERY_TIMEOUT_MS or 30 s; the API passes a few seconds.
+   * (statement_timeout). Default DB_QUERY_TIMEOUT_MS (settings.ts); the API passes a few seconds.
    */
   queryTimeoutMs?: number;
-  /** The server ends a session idle inside a transaction this long (default DB_IDLE_TX_TIMEOUT_MS or 10 s). */
+  /** The server ends a session idle inside a transaction this long (default DB_IDLE_TX_TIMEOUT_MS, settings.ts). */
   idleInTransactionMs?: number;
 }
 
-const envMs = (name: string, fallback: number) => {
-  const v = Number(process.env[name]);
-  return Number.isFinite(v) && v > 0 ? v : fallback;
-};
-
 /** A Prisma client over node-postgres (no Rust engine, works offline), with connection and query timeouts. */
 export function createDb(databaseUrl: string, opts: DbOptions = {}): Db {
-  const queryTimeout = opts.queryTimeoutMs ?? envMs('DB_QUERY_TIMEOUT_MS', 30_000);
+  const queryTimeout = opts.queryTimeoutMs ?? dbSettings().queryTimeoutMs;
   const db = new PrismaClient({
     adapter: new PrismaPg({
       connectionString: databaseUrl,
       max: opts.max ?? 10,
-      connectionTimeoutMillis: opts.connectTimeoutMs ?? envMs('DB_CONNECT_TIMEOUT_MS', 10_000),
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? dbSettings().connectTimeoutMs,
       query_timeout: queryTimeout,
       statement_timeout: queryTimeout,
       // a client frozen inside a transaction (SIGSTOP) must not hold its locks, the run row's among
       // them, forever: the server ends such a session, so a sweep can requeue the run
-      idle_in_transaction_session_timeout: opts.idleInTransactionMs ?? envMs('DB_IDLE_TX_TIMEOUT_MS', 10_000),
+      idle_in_transaction_session_timeout: opts.idleInTransactionMs ?? dbSettings().idleInTransactionMs,
       // a connection that breaks while idle (server restarted) is noticed and dropped
       keepAlive: true,
     }),

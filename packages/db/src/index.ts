@@ -20,3 +20,4 @@ export * from './connection-errors.js';
 export * from './sweeper.js';
 export * from './model-base.js';
 export * from './heartbeat.js';
+export * from './settings.js';

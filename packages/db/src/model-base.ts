@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { shippedBase } from '@starpo/contracts';
 import type { Db } from './client.js';
+import { dbSettings } from './settings.js';
 
 /**
  * Where `model.base` may point: a random init (`starpo-tiny/<size>`), a shipped base, a base model
@@ -13,13 +14,8 @@ export type ModelBaseRef = { kind: 'scratch' } | { kind: 'shipped' } | { kind: '
 export const MODEL_BASE_REFUSED =
   'not a shipped base (starpo-base/…), starpo-tiny/<size>, a base model of this team, or an absolute folder under MODEL_ROOTS';
 
-/** MODEL_ROOTS: absolute folders (separated by the platform's path delimiter) that runs may load model folders from; none by default. */
-export function modelRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  return (env.MODEL_ROOTS ?? '')
-    .split(path.delimiter)
-    .filter((r) => r !== '' && path.isAbsolute(r))
-    .map((r) => path.resolve(r));
-}
+/** MODEL_ROOTS: absolute folders that runs may load model folders from; none by default (settings.ts). */
+export const modelRoots = (): readonly string[] => dbSettings().modelRoots;
 
 const within = (root: string, p: string) => {
   const rel = path.relative(root, p);

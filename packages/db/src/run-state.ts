@@ -14,6 +14,7 @@ import {
   FINISHED_STATUSES,
   RESUMABLE_STATUSES,
   RUN_STATUSES,
+  USER_CANCEL_REASON,
   isFinishedStatus,
   type FinishedStatus,
   type RunStatusName,
@@ -143,7 +144,7 @@ const REQUEUE_OR_CANCEL = `
 export async function releaseRun(db: Db, runId: string, lease: number, step?: number): Promise<'queued' | 'cancelled' | FinishedStatus> {
   const rows = await db.$queryRawUnsafe<{ status: 'queued' | 'cancelled' }[]>(
     `UPDATE runs SET ${REQUEUE_OR_CANCEL},
-       stop_reason = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled by user' ELSE NULL END,
+       stop_reason = CASE WHEN cancel_requested_at IS NOT NULL THEN ${sqlList([USER_CANCEL_REASON])} ELSE NULL END,
        finished_at = CASE WHEN cancel_requested_at IS NOT NULL THEN now() ELSE NULL END,
        current_step = COALESCE($3::int, current_step)
      WHERE id = $1::uuid AND lease_epoch = $2 AND status IN (${sqlList(RUN_TRANSITIONS.release.from)}) RETURNING status::text AS status`,
@@ -176,7 +177,7 @@ export async function sweepStaleRuns(db: Db, staleAfterMs: number): Promise<Swee
   const rows = await db.$queryRawUnsafe<{ id: string; status: string }[]>(
     `WITH swept AS (
        UPDATE runs SET ${REQUEUE_OR_CANCEL},
-         stop_reason = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled by user' ELSE stop_reason END,
+         stop_reason = CASE WHEN cancel_requested_at IS NOT NULL THEN ${sqlList([USER_CANCEL_REASON])} ELSE stop_reason END,
          finished_at = CASE WHEN cancel_requested_at IS NOT NULL THEN now() ELSE finished_at END
        WHERE status IN (${sqlList(RUN_TRANSITIONS.sweep.from)}) AND kind IN (${sqlList(RUN_TRANSITIONS.sweep.kinds)})
          AND heartbeat_at < now() - ($1::int * interval '1 millisecond')

@@ -8,5 +8,5 @@ registerEnv(sokoban);
 registerEnv(frozenlake);
 registerEnv(bandit);
 
-export const BUILTIN_ENV_NAMES = ['sokoban', 'frozenlake', 'bandit'] as const;
+export const BUILTIN_ENV_NAMES = [sokoban.name, frozenlake.name, bandit.name] as const;
 export type BuiltinEnvName = (typeof BUILTIN_ENV_NAMES)[number];

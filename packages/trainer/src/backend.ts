@@ -4,6 +4,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { installBlasMatMul, type MatmulEngine } from './model/blas-kernel.js';
 import { installSharedIdentity } from './model/wasm-identity.js';
+import { trainerSettings } from './settings.js';
 
 export type BackendName = 'tensorflow' | 'webgpu' | 'wasm' | 'cpu';
 export type BackendChoice = BackendName | 'auto';
@@ -63,7 +64,7 @@ async function tryTensorflow(): Promise<Tried> {
 function hasVulkanLoader(): boolean {
   if (process.platform !== 'linux') return true;
   const dirs = [
-    ...(process.env.LD_LIBRARY_PATH ?? '').split(':').filter(Boolean),
+    ...(trainerSettings().LD_LIBRARY_PATH ?? '').split(':').filter(Boolean),
     '/usr/lib/x86_64-linux-gnu',
     '/usr/lib/aarch64-linux-gnu',
     '/lib/x86_64-linux-gnu',
@@ -134,7 +135,7 @@ let current: BackendInfo | null = null;
  * tensorflow (tfjs-node-gpu / tfjs-node) → webgpu (Dawn) → wasm → cpu. Logs the choice.
  */
 export async function initBackend(choice: BackendChoice = 'auto', log: (msg: string) => void = () => {}): Promise<BackendInfo> {
-  const wanted = (process.env.STARPO_BACKEND as BackendChoice | undefined) ?? choice;
+  const wanted = trainerSettings().STARPO_BACKEND ?? choice;
   if (current && (wanted === 'auto' || wanted === current.name)) return current;
   const order: BackendName[] = wanted === 'auto' ? ['tensorflow', 'webgpu', 'wasm', 'cpu'] : [wanted];
   const passed: string[] = [];
@@ -166,8 +167,7 @@ export async function initBackend(choice: BackendChoice = 'auto', log: (msg: str
  * Identity shares memory instead of copying. Returns the note for the device line.
  */
 function matmulEngineNote(name: 'wasm' | 'cpu', log: (msg: string) => void): string {
-  const wanted = (process.env.STARPO_MATMUL ?? 'blas') as MatmulEngine;
-  if (wanted !== 'blas' && wanted !== 'tfjs') throw new Error(`STARPO_MATMUL must be blas or tfjs, not "${wanted}"`);
+  const wanted: MatmulEngine = trainerSettings().STARPO_MATMUL;
   if (wanted === 'tfjs') return ', tfjs matMul';
   if (name === 'wasm') installSharedIdentity();
   const r = installBlasMatMul(name);

@@ -10,3 +10,4 @@ export type { Trajectory, RolloutTurn } from './rollout/types.js';
 export { diagnoseBatch, diagnoseStoredBatch, diagnoseStoredRows, type StoredTrajectory, type StoredDiagnosis } from './train/diagnose.js';
 export { ComputePool } from './parallel/pool.js';
 export { startPool } from './parallel/start.js';
+export { trainerVars, trainerSettings, loadTrainerSettings, type TrainerSettings } from './settings.js';

@@ -40,7 +40,7 @@ export class EnvPreviewService implements OnModuleDestroy {
   private running: { pending: Pending; timer: NodeJS.Timeout } | null = null;
 
   constructor(@Inject(SETTINGS) settings: ApiSettings) {
-    this.timeoutMs = settings.previewTimeoutMs ?? 5_000;
+    this.timeoutMs = settings.previewTimeoutMs;
   }
 
   render(job: PreviewJob): Promise<EnvPreview> {

@@ -14,7 +14,8 @@ export default function WorkersPage() {
   }, []);
   if (error) return <p className="error">{error.message}</p>;
   if (!data) return <p className="muted">Loading…</p>;
-  const online = (w: WorkerInfo) => w.status !== 'offline' && Date.now() - Date.parse(w.lastHeartbeat) < 60_000;
+  // the API's word: `lost` once its heartbeat is older than the deployment's WORKER_STALE_MS
+  const online = (w: WorkerInfo) => w.status === 'idle' || w.status === 'busy';
   return (
     <div>
       <h1>Workers</h1>

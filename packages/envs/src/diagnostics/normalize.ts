@@ -4,7 +4,10 @@
  * `<r,c>`. Rules are ordered: multi-word phrases first, then single words.
  */
 
-export type EnvKind = 'sokoban' | 'frozenlake' | 'bandit';
+import type { EnvSnapshot } from '../types.js';
+
+/** The environments a think text can be about: every kind of stored snapshot. */
+export type EnvKind = EnvSnapshot['env'];
 
 /** How a think text writes coordinates: its own declaration, else the environment's (row, col) from 0. */
 export interface Convention {

@@ -9,6 +9,7 @@ import { HfTokenizer } from '../tokenizer/hf-tokenizer.js';
 import { loadHfModel } from '../model/hf.js';
 import { CompactTokenizer, buildCompactVocab } from '../tokenizer/compact-tokenizer.js';
 import { vocabularyCorpus } from '../pretrain/corpus.js';
+import { trainerSettings } from '../settings.js';
 import path from 'node:path';
 
 /**
@@ -39,7 +40,7 @@ export function loadBaseModel(base: string, seed: number, resolveName?: (name: s
 
 /** Where the shipped bases live: STARPO_BASES_DIR, else the repository's models/bases (this file is <repo>/packages/trainer/{src,dist}/bases/). */
 export function shippedBasesDir(): string {
-  return process.env.STARPO_BASES_DIR ?? fileURLToPath(new URL('../../../../models/bases/', import.meta.url));
+  return trainerSettings().STARPO_BASES_DIR ?? fileURLToPath(new URL('../../../../models/bases/', import.meta.url));
 }
 
 /** The folder of a shipped base (`starpo-base/…`), or undefined for any other name. */

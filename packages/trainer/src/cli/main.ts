@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
-import { ValidationError } from '@starpo/contracts';
+import { settingsOrExit, ValidationError } from '@starpo/contracts';
 import { registerEnvCommands } from './env-commands.js';
 import { registerEvalCommand } from './eval-command.js';
 import { registerPretrainCommand } from './pretrain-command.js';
 import { registerTrainCommand } from './train-command.js';
+import { cliSettings } from '../settings.js';
+
+const settings = settingsOrExit('starpo', cliSettings);
 
 const program = new Command();
 program.name('starpo').description('StarPO Studio command line: environments, pre-training and training').showHelpAfterError();
@@ -21,7 +24,7 @@ try {
     for (const f of e.fields) console.error(`  ${f.path}: ${f.message}`);
   } else {
     console.error(`error: ${(e as Error).message}`);
-    if (process.env.STARPO_DEBUG) console.error((e as Error).stack);
+    if (settings.STARPO_DEBUG) console.error((e as Error).stack);
   }
   process.exit(1);
 }

@@ -1,3 +1,4 @@
+import { PRETRAIN_ENVS } from '@starpo/contracts';
 import type { Command } from 'commander';
 import { initBackend, type BackendChoice } from '../backend.js';
 import { STARPO_TINY_SIZES, type StarpoTinySize } from '../model/config.js';
@@ -10,7 +11,7 @@ export function registerPretrainCommand(program: Command, out: (line: string) =>
   program
     .command('pretrain')
     .description('Warm start: supervised training of a starpo-tiny model on scripted-teacher dialogues')
-    .requiredOption('--env <env>', 'sokoban | frozenlake | bandit | mixed')
+    .requiredOption('--env <env>', PRETRAIN_ENVS.join(' | '))
     .requiredOption('--out <dir>', 'output folder for the base model')
     .option('--config <size>', `model size: ${STARPO_TINY_SIZES.join(' | ')}`, PRETRAIN_DEFAULTS.size)
     .option('--dialogues <n>', 'teacher dialogues per environment', String(PRETRAIN_DEFAULTS.dialogues))
@@ -23,8 +24,7 @@ export function registerPretrainCommand(program: Command, out: (line: string) =>
     .option('--obs <format>', "Sokoban observation format: grid | grid_coord (RAGEN HEAD's CoordSokoban)")
     .option('--backend <name>', 'auto | tensorflow | webgpu | wasm | cpu', 'auto')
     .action(async (o: Record<string, string>) => {
-      if (!['sokoban', 'frozenlake', 'bandit', 'mixed'].includes(o.env!))
-        throw new Error(`--env must be sokoban, frozenlake, bandit or mixed`);
+      if (!(PRETRAIN_ENVS as readonly string[]).includes(o.env!)) throw new Error(`--env must be one of ${PRETRAIN_ENVS.join(', ')}`);
       if (o.obs && (o.env !== 'sokoban' || !['grid', 'grid_coord'].includes(o.obs)))
         throw new Error('--obs is for --env sokoban: grid or grid_coord');
       if (!(STARPO_TINY_SIZES as readonly string[]).includes(o.config!))

@@ -1,3 +1,5 @@
+import type { StarpoTinySize } from '@starpo/contracts';
+
 /** Architecture of a Qwen2-style decoder (field names follow Hugging Face's config.json). */
 export interface Qwen2Config {
   vocab_size: number;
@@ -50,13 +52,18 @@ export function countParams(c: Qwen2Config): number {
   return c.vocab_size * c.hidden_size * (c.tie_word_embeddings ? 1 : 2) + c.num_hidden_layers * perLayer + c.hidden_size;
 }
 
-export const STARPO_TINY_SIZES = ['nano', 'tiny', 'small'] as const;
-export type StarpoTinySize = (typeof STARPO_TINY_SIZES)[number];
+// the sizes' names are a contract (the API offers them); their shapes are the trainer's
+export { STARPO_TINY_SIZES, type StarpoTinySize } from '@starpo/contracts';
 
 /** starpo-tiny: the Qwen2 architecture at sizes that train on a CPU. vocab_size is set from the tokenizer. */
 export function starpoTinyConfig(size: StarpoTinySize, vocabSize: number): Qwen2Config {
-  const dims = { nano: [64, 2, 4, 2, 192], tiny: [96, 3, 4, 2, 256], small: [128, 4, 4, 2, 384] }[size];
-  const [hidden, layers, heads, kv, inter] = dims as [number, number, number, number, number];
+  // hidden, layers, heads, key-value heads, intermediate: one shape for each size contracts names
+  const dims: Record<StarpoTinySize, [number, number, number, number, number]> = {
+    nano: [64, 2, 4, 2, 192],
+    tiny: [96, 3, 4, 2, 256],
+    small: [128, 4, 4, 2, 384],
+  };
+  const [hidden, layers, heads, kv, inter] = dims[size];
   return {
     vocab_size: vocabSize,
     hidden_size: hidden,

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
+import { trainerSettings } from '../settings.js';
 
 // The optional native addon (native/kernels.c, OpenBLAS) and how its kernels reach a tensor's floats
 // on the cpu and wasm backends: in place, without copies.
@@ -66,7 +67,7 @@ export function loadSgemm(): { addon: NativeKernels | null; why?: string } {
   try {
     addon = require(fileURLToPath(new URL('../../native/build/kernels.node', import.meta.url))) as NativeKernels;
     // the compute pool already gives each core its own thread
-    addon.setThreads(Number(process.env.OPENBLAS_NUM_THREADS ?? 1));
+    addon.setThreads(trainerSettings().OPENBLAS_NUM_THREADS);
     return { addon };
   } catch (e) {
     addon = null;

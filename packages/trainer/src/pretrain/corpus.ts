@@ -17,6 +17,8 @@ export function* vocabularyCorpus(seeds = 120): Generator<string> {
   };
   const teacher = new TeacherResponder({ maxActionsPerTurn: 5, randomActionShare: 0.2 });
   const rng = new Rng(1);
+  // A fixed list, not the registry: the shipped bases' token ids follow from this corpus, so an environment
+  // registered later must not change it.
   for (const name of ['sokoban', 'frozenlake', 'bandit', 'bandit-test']) {
     const envName = name === 'bandit-test' ? 'bandit' : name;
     const def = getEnvDefinition(envName);

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
-import { buildRunConfig } from '@starpo/contracts';
-import { Rng } from '@starpo/envs';
+import { buildRunConfig, type PretrainEnv } from '@starpo/contracts';
+import { BUILTIN_ENV_NAMES, Rng } from '@starpo/envs';
 import { countParams, starpoTinyConfig, type StarpoTinySize } from '../model/config.js';
 import { Qwen2Model } from '../model/qwen2.js';
 import { saveModelDir } from '../model/storage.js';
@@ -14,7 +14,7 @@ import { vocabularyCorpus } from './corpus.js';
 import { supervisedTrain, type SftProgress } from './sft.js';
 import { TeacherResponder } from './teacher.js';
 
-export type PretrainEnv = 'sokoban' | 'frozenlake' | 'bandit' | 'mixed';
+export type { PretrainEnv } from '@starpo/contracts';
 
 export interface PretrainOptions {
   env: PretrainEnv;
@@ -92,7 +92,7 @@ export function replyStats(trajs: Trajectory[]): { formatRate: number; validRepl
  */
 export async function pretrain(o: PretrainOptions, ev: PretrainEvents = {}): Promise<PretrainResult> {
   const t0 = performance.now();
-  const envs = o.env === 'mixed' ? ['sokoban', 'frozenlake', 'bandit'] : [o.env];
+  const envs = o.env === 'mixed' ? [...BUILTIN_ENV_NAMES] : [o.env];
   const tokenizer = new CompactTokenizer(buildCompactVocab(vocabularyCorpus()));
   const model = Qwen2Model.init(starpoTinyConfig(o.size, tokenizer.vocabSize), { seed: o.seed });
   const rng = new Rng(o.seed);

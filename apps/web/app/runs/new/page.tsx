@@ -8,6 +8,7 @@ import {
   shippedBase,
   ValidationError,
   type BaseModelInfo,
+  type EnvInfo,
   type RunConfig,
   type RunConfigOverrides,
   type RunDetail,
@@ -56,12 +57,17 @@ function NewRunForm() {
   const [message, setMessage] = useState('');
   const [seed, setSeed] = useState(0);
   const [bases, setBases] = useState<BaseModelInfo[]>([]);
+  const [envs, setEnvs] = useState<EnvInfo[]>([]);
   const from = params.get('from');
   useTitle(from ? 'Clone run' : 'New run');
 
   useEffect(() => {
     call<BaseModelInfo[]>('GET', '/api/base-models')
       .then(setBases)
+      .catch(() => {});
+    // the environments the API can train (until they arrive, the current one is the only choice)
+    call<EnvInfo[]>('GET', '/api/envs')
+      .then(setEnvs)
       .catch(() => {});
   }, [call]);
   useEffect(() => {
@@ -195,9 +201,9 @@ function NewRunForm() {
                 setExtra(withoutEnvSection); // the old environment's settings do not apply to the new one
               }}
             >
-              <option>sokoban</option>
-              <option>frozenlake</option>
-              <option>bandit</option>
+              {(envs.length ? envs.map((e) => e.name) : [env]).map((name) => (
+                <option key={name}>{name}</option>
+              ))}
             </select>
           </Field>
           <Field label="Base model" error={shown['model.base']} hint={baseHint(base || defaults?.model.base)}>
