@@ -1,78 +1,30 @@
 'use client';
-import { useState, type FormEvent } from 'react';
-import { ApiError, useApi } from '../lib/api';
-import { errorsByPath, Field } from './Field';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { updateRunSchema } from '@starpo/contracts';
+import { z } from '@starpo/envs/zod';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
+import type { ApiError } from '../lib/api';
+import { errorFor, serverErrors } from '../lib/form-errors';
+import { requestForm } from '../lib/form-schema';
+import { splitTags } from '../lib/new-run-form';
+import { useUpdateRun } from '../lib/queries';
+import { Field } from './Field';
 import { Gated } from './Gated';
 import { Markdown } from './Markdown';
 
-export const splitTags = (s: string) =>
-  s
-    .split(',')
-    .map((t) => t.trim())
-    .filter(Boolean);
+/** The edit form's fields (named apart from the New run form's), checked as the PATCH they make. */
+const metaForm = requestForm(
+  z.object({ 'meta-name': z.string(), 'meta-tags': z.string(), 'meta-notes': z.string() }),
+  (v) => ({ name: v['meta-name'], tags: splitTags(v['meta-tags']), notes: v['meta-notes'] }),
+  updateRunSchema,
+  (path) => `meta-${path.split('.')[0]}`,
+);
 
 /** A run's name, tags and notes (Markdown): shown, and edited in place by those who may. */
-export function RunMeta({
-  run,
-  denied,
-  onSaved,
-}: {
-  run: { id: string; name: string; tags: string[]; notes: string };
-  denied: string | null;
-  onSaved: () => void;
-}) {
-  const { call } = useApi();
-  const [form, setForm] = useState<{ name: string; tags: string; notes: string } | null>(null);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [message, setMessage] = useState('');
-  const [busy, setBusy] = useState(false);
-
-  async function save(e: FormEvent) {
-    e.preventDefault();
-    if (!form) return;
-    setBusy(true);
-    setErrors({});
-    setMessage('');
-    try {
-      await call('PATCH', `/api/runs/${run.id}`, { name: form.name, tags: splitTags(form.tags), notes: form.notes });
-      setForm(null);
-      onSaved();
-    } catch (err) {
-      const a = err as ApiError;
-      setErrors(errorsByPath(a.details?.map((d) => ({ ...d, path: d.path.replace(/^tags\.\d+$/, 'tags') }))));
-      setMessage(a.message);
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  if (form)
-    return (
-      <form className="panel meta" onSubmit={save} data-testid="meta-form">
-        <Field label="Name" error={errors.name}>
-          <input name="meta-name" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
-        </Field>
-        <Field label="Tags" error={errors.tags} hint="comma-separated">
-          <input name="meta-tags" value={form.tags} onChange={(e) => setForm({ ...form, tags: e.target.value })} />
-        </Field>
-        <Field label="Notes" error={errors.notes} hint="Markdown: **bold**, lists, links, `code`">
-          <textarea name="meta-notes" rows={6} value={form.notes} onChange={(e) => setForm({ ...form, notes: e.target.value })} />
-        </Field>
-        {message ? (
-          <p className="error" role="alert">
-            {message}
-          </p>
-        ) : null}
-        <div className="toolbar">
-          <button type="submit" className="primary" disabled={busy}>
-            Save
-          </button>
-          <button type="button" onClick={() => (setForm(null), setErrors({}), setMessage(''))}>
-            Discard
-          </button>
-        </div>
-      </form>
-    );
+export function RunMeta({ run, denied }: { run: { id: string; name: string; tags: string[]; notes: string }; denied: string | null }) {
+  const [editing, setEditing] = useState(false);
+  if (editing) return <MetaForm run={run} done={() => setEditing(false)} />;
   return (
     <div className="panel meta" data-testid="run-meta">
       <div className="toolbar">
@@ -89,17 +41,61 @@ export function RunMeta({
         </span>
         <span className="spacer" />
         <Gated reason={denied}>
-          <button
-            type="button"
-            disabled={!!denied}
-            data-testid="edit-meta"
-            onClick={() => setForm({ name: run.name, tags: run.tags.join(', '), notes: run.notes })}
-          >
+          <button type="button" disabled={!!denied} data-testid="edit-meta" onClick={() => setEditing(true)}>
             Edit name, tags, notes
           </button>
         </Gated>
       </div>
       {run.notes ? <Markdown text={run.notes} testId="run-notes" /> : <p className="muted">No notes.</p>}
     </div>
+  );
+}
+
+/** The edit form, filled with the run's values when opened; saving updates the run's cached details. */
+function MetaForm({ run, done }: { run: { id: string; name: string; tags: string[]; notes: string }; done: () => void }) {
+  const update = useUpdateRun();
+  const [message, setMessage] = useState('');
+  const { register, setError, handleSubmit, formState } = useForm({
+    resolver: zodResolver(metaForm),
+    defaultValues: { 'meta-name': run.name, 'meta-tags': run.tags.join(', '), 'meta-notes': run.notes },
+  });
+  const errors = formState.errors;
+  const save = handleSubmit(async (body) => {
+    setMessage('');
+    try {
+      await update.mutateAsync({ id: run.id, ...body });
+      done();
+    } catch (err) {
+      const a = err as ApiError;
+      serverErrors(a.details, setError, (p) => `meta-${p.split('.')[0]}`);
+      setMessage(a.message);
+    }
+  });
+
+  return (
+    <form className="panel meta" onSubmit={save} data-testid="meta-form" noValidate>
+      <Field label="Name" error={errorFor(errors, 'meta-name')}>
+        <input {...register('meta-name')} />
+      </Field>
+      <Field label="Tags" error={errorFor(errors, 'meta-tags')} hint="comma-separated">
+        <input {...register('meta-tags')} />
+      </Field>
+      <Field label="Notes" error={errorFor(errors, 'meta-notes')} hint="Markdown: **bold**, lists, links, `code`">
+        <textarea {...register('meta-notes')} rows={6} />
+      </Field>
+      {message ? (
+        <p className="error" role="alert">
+          {message}
+        </p>
+      ) : null}
+      <div className="toolbar">
+        <button type="submit" className="primary" disabled={formState.isSubmitting}>
+          Save
+        </button>
+        <button type="button" onClick={done}>
+          Discard
+        </button>
+      </div>
+    </form>
   );
 }

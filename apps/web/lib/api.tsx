@@ -1,5 +1,5 @@
 'use client';
-import type { Me } from '@starpo/contracts';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 import type { Socket } from 'socket.io-client';
 import { whenIdle } from './idle';
@@ -17,11 +17,12 @@ export class ApiError extends Error {
   }
 }
 
+/** One request to the API; lib/queries.ts is its only user. */
+export type Call = <T>(method: string, path: string, body?: unknown) => Promise<T>;
+
 interface ApiContext {
   base: string;
-  me: Me | null | undefined;
-  refreshMe: () => Promise<void>;
-  call: <T>(method: string, path: string, body?: unknown) => Promise<T>;
+  call: Call;
   /** The shared live socket; socket.io's client is loaded on first use, so no page waits for it. */
   socket: () => Promise<Socket>;
 }
@@ -29,9 +30,20 @@ interface ApiContext {
 const Ctx = createContext<ApiContext | null>(null);
 let shared: Promise<Socket> | null = null;
 
-/** The API's base URL comes from the server at request time (PUBLIC_API_URL), so one build serves any deployment. */
+/**
+ * Queries fail at once (a 404 page says so without waiting on retries) and are not refetched on
+ * window focus: the pages that change poll on their own interval (lib/queries.ts).
+ */
+function newQueryClient(): QueryClient {
+  return new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } } });
+}
+
+/**
+ * The app's one API context and query cache. The API's base URL comes from the server at request time
+ * (PUBLIC_API_URL), so one build serves any deployment.
+ */
 export function ApiProvider({ base, children }: { base: string; children: ReactNode }) {
-  const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const [client] = useState(newQueryClient);
   const call = useCallback(
     async <T,>(method: string, path: string, body?: unknown): Promise<T> => {
       const res = await ((method === 'GET' ? takePrefetched(path) : undefined) ??
@@ -52,19 +64,19 @@ export function ApiProvider({ base, children }: { base: string; children: ReactN
     },
     [base],
   );
-  const refreshMe = useCallback(async () => {
-    setMe(await call<Me>('GET', '/api/auth/me').catch(() => null));
-  }, [call]);
   useEffect(() => {
     performance.mark('app:hydrated'); // for the load's timeline (bench:web prints it)
-    void refreshMe();
-  }, [refreshMe]);
+  }, []);
   const socket = useCallback(
     () =>
       (shared ??= import('socket.io-client').then(({ io }) => io(base, { withCredentials: true, transports: ['websocket', 'polling'] }))),
     [base],
   );
-  return <Ctx.Provider value={{ base, me, refreshMe, call, socket }}>{children}</Ctx.Provider>;
+  return (
+    <QueryClientProvider client={client}>
+      <Ctx.Provider value={{ base, call, socket }}>{children}</Ctx.Provider>
+    </QueryClientProvider>
+  );
 }
 
 /**
@@ -93,23 +105,4 @@ export function useApi(): ApiContext {
   const c = useContext(Ctx);
   if (!c) throw new Error('useApi outside ApiProvider');
   return c;
-}
-
-/** GET with loading/error state and a reload function; `path` null skips. */
-export function useGet<T>(path: string | null, deps: unknown[] = []): { data: T | undefined; error: ApiError | null; reload: () => void } {
-  const { call } = useApi();
-  const [data, setData] = useState<T | undefined>(undefined);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [tick, setTick] = useState(0);
-  useEffect(() => {
-    if (!path) return;
-    let live = true;
-    call<T>('GET', path)
-      .then((d) => live && (setData(d), setError(null)))
-      .catch((e: ApiError) => live && setError(e));
-    return () => {
-      live = false;
-    };
-  }, [path, call, tick, ...deps]);
-  return { data, error, reload: () => setTick((t) => t + 1) };
 }

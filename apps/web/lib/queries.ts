@@ -1,0 +1,436 @@
+'use client';
+/**
+ * Every request the dashboard makes, in one place: the query keys, the functions that fetch (all
+ * through `call`, the one spot a typed API client will replace), the hooks pages use, the polling
+ * intervals, the mutations and what each invalidates, and the live socket events that update the cache.
+ * Pages and components never call the API themselves.
+ */
+import type {
+  BaseModelInfo,
+  CheckpointInfo,
+  ClaimVerdictView,
+  CreatedInvite,
+  CreatedToken,
+  CreateRunRequest,
+  DiagnosticsSummary,
+  InviteInfo,
+  LogLine,
+  LoginRequest,
+  Me,
+  MetricsEvent,
+  Page,
+  RoleName,
+  RunDetail,
+  RunMetricColumns,
+  RunMetricSeries,
+  RunSummary,
+  SignupRequest,
+  StatusEvent,
+  SubscribeAck,
+  TeamMember,
+  TeamVerdictSummary,
+  TokenInfo,
+  TrajectoryDetail,
+  TrajectorySummary,
+  WorkerInfo,
+} from '@starpo/contracts';
+import {
+  keepPreviousData,
+  useMutation,
+  useQueries,
+  useQuery,
+  useQueryClient,
+  type QueryClient,
+  type QueryKey,
+  type UseQueryResult,
+} from '@tanstack/react-query';
+import { useCallback, useEffect } from 'react';
+import { ApiError, attachSocket, useApi, type Call } from './api';
+import { chartMetricsPath } from './compare';
+import { applyMetricEvents, lastStep } from './live-series';
+
+/** How often the pages that show changing state ask again (the socket brings the rest). */
+export const POLL_MS = { runs: 3000, run: 10_000, workers: 5000 } as const;
+
+/** Query keys: a run's own queries sit under ['run', id], so one invalidation reaches them all. */
+export const queryKeys = {
+  me: ['me'] as const,
+  setup: ['auth', 'setup'] as const,
+  runs: (query: string) => ['runs', query] as const,
+  run: (id: string) => ['run', id] as const,
+  runLogs: (id: string, warnings: string | null) => ['run', id, 'logs', warnings] as const,
+  checkpoints: (id: string) => ['run', id, 'checkpoints'] as const,
+  diagnostics: (id: string, query: string) => ['run', id, 'diagnostics', query] as const,
+  trajectories: (id: string, query: string) => ['run', id, 'trajectories', query] as const,
+  chartMetrics: (ids: string) => ['metrics', 'charts', ids] as const,
+  sparklines: (ids: string, steps: string) => ['metrics', 'sparklines', ids, steps] as const,
+  trajectory: (id: string) => ['trajectory', id] as const,
+  verdicts: (trajectoryId: string) => ['trajectory', trajectoryId, 'verdicts'] as const,
+  precision: ['verdicts', 'precision'] as const,
+  workers: ['workers'] as const,
+  members: ['team', 'members'] as const,
+  invites: ['team', 'invites'] as const,
+  tokens: ['tokens'] as const,
+  baseModels: ['base-models'] as const,
+};
+
+/** A GET through `call` as a query function (the path is the API's; the key says what it is). */
+function useGetQuery<T>(key: QueryKey, path: string | null, extra: { refetchInterval?: number; keepPrevious?: boolean } = {}) {
+  const { call } = useApi();
+  return useQuery<T, ApiError>({
+    queryKey: key,
+    queryFn: () => call<T>('GET', path!),
+    enabled: path !== null,
+    refetchInterval: extra.refetchInterval,
+    placeholderData: extra.keepPrevious ? keepPreviousData : undefined,
+  });
+}
+
+// ---- who is signed in
+
+/** The signed-in user: undefined while asked, null when signed out (or the API is unreachable). */
+export function useMe(): Me | null | undefined {
+  const { call } = useApi();
+  const q = useQuery<Me | null>({
+    queryKey: queryKeys.me,
+    queryFn: () => call<Me>('GET', '/api/auth/me').catch(() => null),
+    staleTime: Infinity,
+  });
+  return q.data;
+}
+
+/** Asks who is signed in again, and drops every other cached answer (they were another session's). */
+async function newSession(client: QueryClient): Promise<void> {
+  await client.refetchQueries({ queryKey: queryKeys.me });
+  client.removeQueries({ predicate: (q) => q.queryKey[0] !== 'me' && !q.getObserversCount() });
+  await client.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'me' });
+}
+
+/** Re-reads the signed-in user (after a role change of one's own). */
+export function useRefreshMe(): () => Promise<void> {
+  const client = useQueryClient();
+  return useCallback(() => client.refetchQueries({ queryKey: queryKeys.me }), [client]);
+}
+
+export function useSetup(): UseQueryResult<{ needsSetup: boolean }, ApiError> {
+  return useGetQuery(queryKeys.setup, '/api/auth/setup');
+}
+
+/** Signs in (login) or creates an account (signup); either starts a new session. */
+function useSession<B>(path: '/api/auth/login' | '/api/auth/signup') {
+  const { call } = useApi();
+  const client = useQueryClient();
+  return useMutation<void, ApiError, B>({
+    mutationFn: (body) => call('POST', path, body),
+    onSuccess: () => newSession(client),
+  });
+}
+
+export const useLogin = () => useSession<LoginRequest>('/api/auth/login');
+export const useSignup = () => useSession<SignupRequest>('/api/auth/signup');
+
+export function useSignOut() {
+  const { call } = useApi();
+  const client = useQueryClient();
+  return useMutation<void, ApiError, void>({
+    mutationFn: () => call('POST', '/api/auth/logout'),
+    onSettled: () => newSession(client),
+  });
+}
+
+// ---- runs
+
+/** A page of the runs list (`query`: the list's URL parameters), polled so status and progress stay current. */
+export function useRuns(query: string | null, enabled = true) {
+  return useGetQuery<Page<RunSummary>>(queryKeys.runs(query ?? ''), query !== null && enabled ? `/api/runs?${query}` : null, {
+    refetchInterval: POLL_MS.runs,
+    keepPrevious: true,
+  });
+}
+
+/** Validation success of these runs (comma-separated ids), 40 points each; asked again as their steps move. */
+export function useSparklines(ids: string, steps: string) {
+  return useGetQuery<RunMetricSeries[]>(
+    queryKeys.sparklines(ids, steps),
+    ids ? `/api/metrics?runs=${ids}&keys=val/success&maxPoints=40` : null,
+    {
+      keepPrevious: true,
+    },
+  );
+}
+
+/** One run's details; `poll` for its own page, where progress and heartbeat-driven changes show. */
+export function useRun(id: string | null | undefined, opts: { poll?: boolean } = {}) {
+  return useGetQuery<RunDetail>(queryKeys.run(id ?? ''), id ? `/api/runs/${id}` : null, {
+    refetchInterval: opts.poll ? POLL_MS.run : undefined,
+  });
+}
+
+/** Several runs' details at once (the compare page): all of them, or an error, in the given order. */
+export function useRunsById(ids: string[]): { data: RunDetail[]; error: ApiError | null } {
+  const { call } = useApi();
+  return useQueries({
+    queries: ids.map((id) => ({ queryKey: queryKeys.run(id), queryFn: () => call<RunDetail>('GET', `/api/runs/${id}`) })),
+    combine: allOrError,
+  });
+}
+
+/** Stable (module scope): TanStack then reuses the combined result while the answers stay the same. */
+function allOrError(results: UseQueryResult<RunDetail, Error>[]): { data: RunDetail[]; error: ApiError | null } {
+  return {
+    data: results.every((r) => r.data) ? results.map((r) => r.data!) : [],
+    error: (results.find((r) => r.error)?.error as ApiError | undefined) ?? null,
+  };
+}
+
+/**
+ * Keeps a run's cached details current from the socket: a status event patches them at once and has
+ * them fetched again (progress, warnings, the stop reason's details), along with the runs list.
+ */
+export function useLiveRunStatus(id: string): void {
+  const { socket } = useApi();
+  const client = useQueryClient();
+  useEffect(() => {
+    const onStatus = (ev: StatusEvent) => {
+      if (ev.runId !== id) return;
+      client.setQueryData<RunDetail>(queryKeys.run(id), (r) =>
+        r
+          ? {
+              ...r,
+              status: ev.status as RunDetail['status'],
+              currentStep: ev.currentStep,
+              totalSteps: ev.totalSteps,
+              stopReason: ev.stopReason,
+              cancelRequested: ev.cancelRequested,
+            }
+          : r,
+      );
+      void client.invalidateQueries({ queryKey: queryKeys.run(id), exact: true });
+      void client.invalidateQueries({ queryKey: ['runs'] });
+    };
+    return attachSocket(socket, (s) => {
+      s.on('status', onStatus);
+      const sub = () => void s.emitWithAck('subscribe', { runId: id, afterStep: 1e9 }).catch(() => {});
+      s.on('connect', sub);
+      if (s.connected) sub();
+      return () => {
+        s.off('status', onStatus);
+        s.off('connect', sub);
+      };
+    });
+  }, [id, socket, client]);
+}
+
+/** After a change to a run: its details and every list it appears in are asked again. */
+function invalidateRun(client: QueryClient, id: string) {
+  return Promise.all([
+    client.invalidateQueries({ queryKey: queryKeys.run(id), exact: true }),
+    client.invalidateQueries({ queryKey: ['runs'] }),
+  ]);
+}
+
+/** A POST to one of a run's actions (`cancel`, `resume`). */
+function useRunAction(action: 'cancel' | 'resume') {
+  const { call } = useApi();
+  const client = useQueryClient();
+  return useMutation<void, ApiError, string>({
+    mutationFn: (id) => call('POST', `/api/runs/${id}/${action}`),
+    onSettled: (_d, _e, id) => invalidateRun(client, id),
+  });
+}
+
+export const useCancelRun = () => useRunAction('cancel');
+export const useResumeRun = () => useRunAction('resume');
+
+export function useDeleteRun() {
+  const { call } = useApi();
+  const client = useQueryClient();
+  return useMutation<void, ApiError, string>({
+    mutationFn: (id) => call('DELETE', `/api/runs/${id}`),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['runs'] }),
+  });
+}
+
+export function useUpdateRun() {
+  const { call } = useApi();
+  const client = useQueryClient();
+  return useMutation<RunDetail, ApiError, { id: string; name?: string; tags?: string[]; notes?: string }>({
+    mutationFn: ({ id, ...body }) => call('PATCH', `/api/runs/${id}`, body),
+    onSuccess: (_d, { id }) => invalidateRun(client, id),
+  });
+}
+
+export function useCreateRun() {
+  const { call } = useApi();
+  const client = useQueryClient();
+  return useMutation<{ id: string }, ApiError, Partial<CreateRunRequest>>({
+    mutationFn: (body) => call('POST', '/api/runs', body),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['runs'] }),
+  });
+}
+
+export function useBaseModels() {
+  return useGetQuery<BaseModelInfo[]>(queryKeys.baseModels, '/api/base-models');
+}
+
+// ---- a run's tabs
+
+/** A run's log lines; `warnings` only those with a code, fetched again when the run's codes (`codes`) change. */
+export function useRunLogs(id: string, opts: { warnings?: boolean; codes?: string } = {}) {
+  const path = `/api/runs/${id}/logs${opts.warnings ? '?warnings=1' : ''}`;
+  return useGetQuery<LogLine[]>(queryKeys.runLogs(id, opts.warnings ? (opts.codes ?? '') : null), path);
+}
+
+export function useCheckpoints(id: string) {
+  return useGetQuery<CheckpointInfo[]>(queryKeys.checkpoints(id), `/api/runs/${id}/checkpoints`);
+}
+
+export function useDiagnostics(id: string, query: string) {
+  return useGetQuery<DiagnosticsSummary>(queryKeys.diagnostics(id, query), `/api/runs/${id}/diagnostics?${query}`, { keepPrevious: true });
+}
+
+export function useTrajectories(id: string, query: string) {
+  return useGetQuery<Page<TrajectorySummary>>(queryKeys.trajectories(id, query), `/api/runs/${id}/trajectories?${query}`, {
+    keepPrevious: true,
+  });
+}
+
+// ---- charts
+
+/**
+ * Every metric series of these runs (comma-separated ids), downsampled, then extended live from the
+ * socket once `live` and loaded: each run is subscribed from the last step it has, so a reconnect's
+ * catch-up is only what was missed; a catch-up too long to carry has the series fetched again.
+ */
+export function useChartMetrics(ids: string, live: boolean) {
+  const { call, socket } = useApi();
+  const client = useQueryClient();
+  const key = queryKeys.chartMetrics(ids);
+  const q = useQuery<RunMetricColumns[], ApiError>({
+    queryKey: key,
+    queryFn: async () => {
+      // marks for the load's timeline (bench:web prints them)
+      performance.mark('metrics:requested');
+      const columns = await call<RunMetricColumns[]>('GET', chartMetricsPath(ids));
+      performance.mark('metrics:parsed');
+      return columns;
+    },
+    enabled: !!ids,
+    // a live point replaces one series: comparing 10⁵ numbers deep to keep the others is wasted work
+    structuralSharing: false,
+  });
+  const loaded = q.isSuccess;
+  useEffect(() => {
+    if (!live || !ids || !loaded) return;
+    const key = queryKeys.chartMetrics(ids);
+    const append = (events: MetricsEvent[]) =>
+      client.setQueryData<RunMetricColumns[]>(key, (prev) => applyMetricEvents(prev ?? [], events, Date.now() / 1000));
+    const onMetrics = (ev: MetricsEvent) => append([ev]);
+    // subscribed once the page is idle, after the history's first drawing
+    return attachSocket(
+      socket,
+      (s) => {
+        const subscribe = () => {
+          for (const id of ids.split(',')) {
+            s.emitWithAck('subscribe', { runId: id, afterStep: lastStep(client.getQueryData(key), id) })
+              .then((ack: SubscribeAck) => {
+                if (ack.truncated) void client.invalidateQueries({ queryKey: key });
+                else if (ack.ok && ack.metrics?.length) append(ack.metrics);
+              })
+              .catch(() => {});
+          }
+        };
+        s.on('metrics', onMetrics);
+        s.on('connect', subscribe);
+        if (s.connected) subscribe();
+        return () => {
+          s.off('metrics', onMetrics);
+          s.off('connect', subscribe);
+        };
+      },
+      { idle: true },
+    );
+  }, [ids, live, loaded, socket, client]);
+  return q;
+}
+
+// ---- trajectories and verdicts
+
+export function useTrajectory(id: string) {
+  return useGetQuery<TrajectoryDetail>(queryKeys.trajectory(id), `/api/trajectories/${id}`);
+}
+
+export function useVerdicts(trajectoryId: string) {
+  return useGetQuery<ClaimVerdictView[]>(queryKeys.verdicts(trajectoryId), `/api/trajectories/${trajectoryId}/verdicts`);
+}
+
+export function useTeamPrecision() {
+  return useGetQuery<TeamVerdictSummary>(queryKeys.precision, '/api/verdicts/precision');
+}
+
+/** A verdict on a sentence of a turn; the trajectory's verdicts and the team's precision are asked again. */
+export function useMarkVerdict(trajectoryId: string) {
+  const { call } = useApi();
+  const client = useQueryClient();
+  return useMutation<void, ApiError, { turn: number; span: [number, number]; verdict: 'right' | 'wrong'; note?: string }>({
+    mutationFn: ({ turn, ...body }) => call('POST', `/api/trajectories/${trajectoryId}/turns/${turn}/verdicts`, body),
+    onSettled: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: queryKeys.verdicts(trajectoryId) }),
+        client.invalidateQueries({ queryKey: queryKeys.precision }),
+      ]),
+  });
+}
+
+// ---- workers
+
+export function useWorkers() {
+  return useGetQuery<WorkerInfo[]>(queryKeys.workers, '/api/workers', { refetchInterval: POLL_MS.workers });
+}
+
+// ---- team and tokens
+
+export function useMembers(enabled = true) {
+  return useGetQuery<TeamMember[]>(queryKeys.members, enabled ? '/api/team/members' : null);
+}
+
+export function useSetMemberRole() {
+  const { call } = useApi();
+  const client = useQueryClient();
+  return useMutation<void, ApiError, { userId: string; role: RoleName; self: boolean }>({
+    mutationFn: ({ userId, role }) => call('PATCH', `/api/team/members/${userId}`, { role }),
+    onSettled: async (_d, _e, { self }) => {
+      if (self) await client.refetchQueries({ queryKey: queryKeys.me });
+      await client.invalidateQueries({ queryKey: queryKeys.members });
+    },
+  });
+}
+
+export function useInvites() {
+  return useGetQuery<InviteInfo[]>(queryKeys.invites, '/api/team/invites');
+}
+
+/** A change to a list (invites, tokens): the list is asked again whether or not it worked. */
+function useListMutation<V, R = void>(send: (call: Call, v: V) => Promise<R>, list: QueryKey) {
+  const { call } = useApi();
+  const client = useQueryClient();
+  return useMutation<R, ApiError, V>({
+    mutationFn: (v) => send(call, v),
+    onSettled: () => client.invalidateQueries({ queryKey: list }),
+  });
+}
+
+export const useCreateInvite = () =>
+  useListMutation<{ role: RoleName; expiresInHours: number; email?: string }, CreatedInvite>(
+    (call, body) => call('POST', '/api/team/invites', body),
+    queryKeys.invites,
+  );
+export const useRevokeInvite = () => useListMutation<string>((call, id) => call('DELETE', `/api/team/invites/${id}`), queryKeys.invites);
+
+export function useTokens(enabled = true) {
+  return useGetQuery<TokenInfo[]>(queryKeys.tokens, enabled ? '/api/tokens' : null);
+}
+
+export const useCreateToken = () =>
+  useListMutation<{ name: string }, CreatedToken>((call, body) => call('POST', '/api/tokens', body), queryKeys.tokens);
+export const useRevokeToken = () => useListMutation<string>((call, id) => call('DELETE', `/api/tokens/${id}`), queryKeys.tokens);
