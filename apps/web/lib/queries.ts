@@ -325,25 +325,30 @@ export function useChartMetrics(ids: string, live: boolean) {
     const key = queryKeys.chartMetrics(ids);
     const append = (events: MetricsEvent[]) =>
       client.setQueryData<RunMetricColumns[]>(key, (prev) => applyMetricEvents(prev ?? [], events, Date.now() / 1000));
-    const onMetrics = (ev: MetricsEvent) => append([ev]);
+    const wanted = new Set(ids.split(','));
+    // the socket is shared: another run's points (a page subscribed to it too) are not these charts'
+    const onMetrics = (ev: MetricsEvent) => void (wanted.has(ev.runId) && append([ev]));
     // subscribed once the page is idle, after the history's first drawing
     return attachSocket(
       socket,
       (s) => {
-        const subscribe = () => {
-          for (const id of ids.split(',')) {
-            s.emitWithAck('subscribe', { runId: id, afterStep: lastStep(client.getQueryData(key), id) })
-              .then((ack: SubscribeAck) => {
-                if (ack.truncated) void client.invalidateQueries({ queryKey: key });
-                else if (ack.ok && ack.metrics?.length) append(ack.metrics);
-              })
-              .catch(() => {});
-          }
-        };
+        let detached = false;
+        const subscribeRun = (id: string): void =>
+          void s
+            .emitWithAck('subscribe', { runId: id, afterStep: lastStep(client.getQueryData(key), id) })
+            .then((ack: SubscribeAck) => {
+              if (detached) return;
+              // more missed than a catch-up carries: the series are fetched again, then the rest is caught up from their end
+              if (ack.truncated) void client.invalidateQueries({ queryKey: key }).then(() => !detached && subscribeRun(id));
+              else if (ack.ok && ack.metrics?.length) append(ack.metrics);
+            })
+            .catch(() => {});
+        const subscribe = () => wanted.forEach(subscribeRun);
         s.on('metrics', onMetrics);
         s.on('connect', subscribe);
         if (s.connected) subscribe();
         return () => {
+          detached = true;
           s.off('metrics', onMetrics);
           s.off('connect', subscribe);
         };
