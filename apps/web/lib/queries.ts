@@ -74,13 +74,34 @@ export const queryKeys = {
   baseModels: ['base-models'] as const,
 };
 
+/**
+ * Starts queries in the browser's first render of the component, not in the effect after it (where
+ * useQuery starts them): what the first screen waits for (the charts' series, the runs' details) is
+ * then asked for, or the HTML's prefetched answer read, sooner. Their useQuery must keep the answer
+ * fresh until it subscribes (`staleTime`) and not ask again after an error (`retryOnMount`), or the
+ * request would be made twice.
+ */
+function useStartEarly(queries: { queryKey: QueryKey; queryFn: () => Promise<unknown>; enabled: boolean }[]) {
+  const client = useQueryClient();
+  if (typeof window === 'undefined') return; // the server's render asks the API nothing
+  for (const q of queries) if (q.enabled && !client.getQueryState(q.queryKey)) void client.prefetchQuery(q);
+}
+
+/** For a query useStartEarly started: fresh a while (polling and socket events still refresh it), not retried on mount. */
+const EARLY = { staleTime: 10_000, retryOnMount: false } as const;
+
 /** A GET through `call` as a query function (the path is the API's; the key says what it is). */
-function useGetQuery<T>(key: QueryKey, path: string | null, extra: { refetchInterval?: number; keepPrevious?: boolean } = {}) {
+function useGetQuery<T>(
+  key: QueryKey,
+  path: string | null,
+  extra: { refetchInterval?: number; keepPrevious?: boolean; early?: boolean } = {},
+) {
   const { call } = useApi();
+  const options = { queryKey: key, queryFn: () => call<T>('GET', path!), enabled: path !== null };
+  useStartEarly(extra.early ? [options] : []);
   return useQuery<T, ApiError>({
-    queryKey: key,
-    queryFn: () => call<T>('GET', path!),
-    enabled: path !== null,
+    ...options,
+    ...(extra.early ? EARLY : {}),
     refetchInterval: extra.refetchInterval,
     placeholderData: extra.keepPrevious ? keepPreviousData : undefined,
   });
@@ -163,16 +184,20 @@ export function useSparklines(ids: string, steps: string) {
 export function useRun(id: string | null | undefined, opts: { poll?: boolean } = {}) {
   return useGetQuery<RunDetail>(queryKeys.run(id ?? ''), id ? `/api/runs/${id}` : null, {
     refetchInterval: opts.poll ? POLL_MS.run : undefined,
+    early: true,
   });
 }
 
 /** Several runs' details at once (the compare page): all of them, or an error, in the given order. */
 export function useRunsById(ids: string[]): { data: RunDetail[]; error: ApiError | null } {
   const { call } = useApi();
-  return useQueries({
-    queries: ids.map((id) => ({ queryKey: queryKeys.run(id), queryFn: () => call<RunDetail>('GET', `/api/runs/${id}`) })),
-    combine: allOrError,
-  });
+  const queries = ids.map((id) => ({
+    queryKey: queryKeys.run(id),
+    queryFn: () => call<RunDetail>('GET', `/api/runs/${id}`),
+    enabled: true,
+  }));
+  useStartEarly(queries);
+  return useQueries({ queries: queries.map((q) => ({ ...q, ...EARLY })), combine: allOrError });
 }
 
 /** Stable (module scope): TanStack then reuses the combined result while the answers stay the same. */
@@ -306,7 +331,7 @@ export function useChartMetrics(ids: string, live: boolean) {
   const { call, socket } = useApi();
   const client = useQueryClient();
   const key = queryKeys.chartMetrics(ids);
-  const q = useQuery<RunMetricColumns[], ApiError>({
+  const options = {
     queryKey: key,
     queryFn: async () => {
       // marks for the load's timeline (bench:web prints them)
@@ -316,6 +341,13 @@ export function useChartMetrics(ids: string, live: boolean) {
       return columns;
     },
     enabled: !!ids,
+  };
+  useStartEarly([options]);
+  const q = useQuery<RunMetricColumns[], ApiError>({
+    ...options,
+    ...EARLY,
+    // the live points keep the series current; a catch-up too long to carry invalidates them
+    staleTime: Infinity,
     // a live point replaces one series: comparing 10⁵ numbers deep to keep the others is wasted work
     structuralSharing: false,
   });
