@@ -394,7 +394,8 @@ export function useChartMetrics(ids: string, live: boolean) {
 // ---- trajectories and verdicts
 
 export function useTrajectory(id: string) {
-  return useGetQuery<TrajectoryDetail>(queryKeys.trajectory(id), `/api/trajectories/${id}`);
+  // the replay's first screen: its board is drawn from it
+  return useGetQuery<TrajectoryDetail>(queryKeys.trajectory(id), `/api/trajectories/${id}`, { early: true });
 }
 
 export function useVerdicts(trajectoryId: string) {
