@@ -1,5 +1,5 @@
 'use client';
-import { progressLabel, RUN_STATUSES, type Page, type RunMetricSeries, type RunSummary, type TeamMember } from '@starpo/contracts';
+import { progressLabel, RUN_STATUSES, type RunSummary } from '@starpo/contracts';
 import { listEnvs } from '@starpo/envs';
 import { Fragment, useEffect, useMemo, useState } from 'react';
 import { algorithmLabel, duration, pct, when } from '../components/format';
@@ -7,13 +7,13 @@ import { GatedLink } from '../components/Gated';
 import { Sparkline } from '../components/Sparkline';
 import { warningTitle } from '../components/RunActivity';
 import { NotImprovedBadge, Progress, StatusBadge } from '../components/StatusBadge';
-import { useApi } from '../lib/api';
+import { useMe, useMembers, useRuns, useSparklines } from '../lib/queries';
 import { denied } from '../lib/roles';
 import { apiSort, COLUMNS, groupRuns, parseView, viewQuery, type RunsView } from '../lib/runs-view';
 import { useTitle } from '../lib/title';
 
 export default function RunsPage() {
-  const { call, me } = useApi();
+  const me = useMe();
   useTitle('Runs');
   const [view, setView] = useState<RunsView | null>(null);
   // the view comes from the URL (a saved view is a link) and goes back into it on every change
@@ -24,11 +24,7 @@ export default function RunsPage() {
     window.history.replaceState(window.history.state, '', q ? `/?${q}` : '/');
   }, [view]);
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  const [page, setPage] = useState<Page<RunSummary> | null>(null);
-  const [error, setError] = useState('');
-  const [spark, setSpark] = useState<Record<string, number[]>>({});
   const [selected, setSelected] = useState<string[]>([]);
-  const [owners, setOwners] = useState<Record<string, string>>({});
   const [metricCol, setMetricCol] = useState('');
   const cursor = cursors.at(-1) ?? null;
   const query = useMemo(() => {
@@ -42,34 +38,15 @@ export default function RunsPage() {
     return p.toString();
   }, [view, cursor]);
 
-  useEffect(() => {
-    if (!me || !query) return;
-    let live = true;
-    const load = () =>
-      call<Page<RunSummary>>('GET', `/api/runs?${query}`)
-        .then((p) => live && (setPage(p), setError('')))
-        .catch((e: Error) => live && setError(e.message));
-    void load();
-    const t = setInterval(load, 3000); // status and progress stay current
-    return () => {
-      live = false;
-      clearInterval(t);
-    };
-  }, [call, query, me]);
-  useEffect(() => {
-    if (!me || !view?.cols.includes('owner')) return;
-    call<TeamMember[]>('GET', '/api/team/members')
-      .then((ms) => setOwners(Object.fromEntries(ms.map((m) => [m.userId, m.name]))))
-      .catch(() => {});
-  }, [call, me, view?.cols]);
+  // polled (lib/queries.ts): status and progress stay current; the last page stays up while the next loads
+  const { data: page, error } = useRuns(query, !!me);
+  const members = useMembers(!!me && !!view?.cols.includes('owner'));
+  const owners = useMemo(() => Object.fromEntries((members.data ?? []).map((m) => [m.userId, m.name])), [members.data]);
 
   const ids = page?.items.map((r) => r.id).join(',') ?? '';
-  useEffect(() => {
-    if (!ids) return;
-    call<RunMetricSeries[]>('GET', `/api/metrics?runs=${ids}&keys=val/success&maxPoints=40`)
-      .then((s) => setSpark(Object.fromEntries(s.map((x) => [x.runId, x.points.map((p) => p.value)]))))
-      .catch(() => {});
-  }, [call, ids, page?.items.map((r) => r.currentStep).join(',')]);
+  // asked again as the runs' steps move
+  const sparkSeries = useSparklines(ids, page?.items.map((r) => r.currentStep).join(',') ?? '').data;
+  const spark = useMemo(() => Object.fromEntries((sparkSeries ?? []).map((x) => [x.runId, x.points.map((p) => p.value)])), [sparkSeries]);
 
   const metricKeys = useMemo(() => [...new Set((page?.items ?? []).flatMap((r) => Object.keys(r.latest)))].sort(), [page]);
   if (!view) return <p className="muted">Loading…</p>;
@@ -203,7 +180,7 @@ export default function RunsPage() {
           New run
         </GatedLink>
       </div>
-      {error ? <p className="error">{error}</p> : null}
+      {error ? <p className="error">{error.message}</p> : null}
       {!page ? (
         <p className="muted">Loading…</p>
       ) : page.items.length === 0 ? (

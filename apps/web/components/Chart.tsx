@@ -225,11 +225,13 @@ export function Chart({
       plot.current = null;
     };
     // rebuilt only when the chart's shape changes; data updates go through setData below
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `shape` stands for every option the plot is built from
   }, [shape]);
 
   // new data for a plot already built (one still to be built takes `latestData` when it is)
   useEffect(() => {
     plot.current?.setData(data());
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `data` is derived from these two
   }, [series, smoothing]);
 
   // hidden elsewhere (another chart's legend, a link): apply without a rebuild

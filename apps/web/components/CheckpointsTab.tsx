@@ -1,11 +1,11 @@
 'use client';
-import { defaultArchiveStep, type CheckpointInfo } from '@starpo/contracts';
-import { useGet } from '../lib/api';
+import { defaultArchiveStep } from '@starpo/contracts';
+import { useCheckpoints } from '../lib/queries';
 import { when } from './format';
 
 /** A run's saved checkpoint files, each a download link, and the latest complete step as one archive. */
 export function CheckpointsTab({ runId, base }: { runId: string; base: string }) {
-  const { data, error } = useGet<CheckpointInfo[]>(`/api/runs/${runId}/checkpoints`);
+  const { data, error } = useCheckpoints(runId);
   if (error) return <p className="error">{error.message}</p>;
   if (!data) return <p className="muted">Loading…</p>;
   if (!data.length) return <div className="panel empty">No checkpoints yet.</div>;

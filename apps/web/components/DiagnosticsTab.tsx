@@ -1,8 +1,7 @@
 'use client';
-import type { DiagnosticsSummary } from '@starpo/contracts';
 import { DIAGNOSTIC_FLAGS } from '@starpo/envs';
 import { useMemo, useState } from 'react';
-import { useGet } from '../lib/api';
+import { useDiagnostics } from '../lib/queries';
 import { FLAG_MEANINGS, flagName } from './flags';
 import { RunCharts } from './RunCharts';
 import { StepRange } from './StepRange';
@@ -27,7 +26,7 @@ export function DiagnosticsTab({
     for (const [k, v] of Object.entries(range)) if (v !== '') p.set(k, v);
     return p.toString();
   }, [range]);
-  const { data, error } = useGet<DiagnosticsSummary>(`/api/runs/${runId}/diagnostics?${query}`);
+  const { data, error } = useDiagnostics(runId, query);
   const runs = useMemo(() => [{ id: runId, label: 'run' }], [runId]);
   const set = (k: keyof typeof range) => (e: { target: { value: string } }) => setRange({ ...range, [k]: e.target.value.trim() });
 

@@ -26,10 +26,3 @@ export function Field({ label, error, children, hint }: { label: string; error?:
     </div>
   );
 }
-
-/** `[{ path, message }]` → `{ path: message }` (first message per path). */
-export function errorsByPath(details: { path: string; message: string }[] | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const d of details ?? []) out[d.path] ??= d.message;
-  return out;
-}

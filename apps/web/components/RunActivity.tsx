@@ -8,7 +8,8 @@ import {
   type RunProgress,
 } from '@starpo/contracts';
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { attachSocket, useApi, useGet } from '../lib/api';
+import { attachSocket, useApi } from '../lib/api';
+import { useRunLogs } from '../lib/queries';
 
 export function seconds(s: number): string {
   if (s < 60) return `${Math.round(s)} s`;
@@ -135,7 +136,7 @@ export function groupWarnings(lines: LogLine[]): { code: string; message: string
  */
 export function WarningsPanel({ runId, codes }: { runId: string; codes: string[] }) {
   // fetched again when a new code appears
-  const { data } = useGet<LogLine[]>(`/api/runs/${runId}/logs?warnings=1`, [codes.join(',')]);
+  const { data } = useRunLogs(runId, { warnings: true, codes: codes.join(',') });
   if (!codes.length || !data?.length) return null;
   const groups = groupWarnings(data);
   return (
@@ -161,7 +162,7 @@ export function WarningsPanel({ runId, codes }: { runId: string; codes: string[]
 /** Live log lines of a run: what the API has, then what the socket brings; follows the newest line unless scrolled up. */
 export function LogsTab({ runId }: { runId: string }) {
   const { socket } = useApi();
-  const { data, error } = useGet<LogLine[]>(`/api/runs/${runId}/logs`);
+  const { data, error } = useRunLogs(runId);
   const [live, setLive] = useState<LogEvent[]>([]);
   const box = useRef<HTMLPreElement>(null);
   // true until the reader scrolls up; scrolling back to the bottom follows again

@@ -1,8 +1,8 @@
 'use client';
-import type { MetricsEvent, RunMetricColumns, SubscribeAck } from '@starpo/contracts';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { attachSocket, useApi } from '../lib/api';
-import { chartMetricsPath } from '../lib/compare';
+import { useCallback, useMemo, useRef, useState } from 'react';
+import { useApi } from '../lib/api';
+import type { SeriesColumns } from '../lib/live-series';
+import { useChartMetrics } from '../lib/queries';
 import { Chart, COLORS, type ChartSeries } from './Chart';
 import { groupKeys } from './chart-groups';
 import { useChartSettings } from './chart-settings';
@@ -12,12 +12,9 @@ const VAL_DASH = [6, 4];
 /** A run's further training series on one compared chart: solid, dotted, dash-dot (its colour is the run's). */
 const SERIES_DASHES: (number[] | undefined)[] = [undefined, [2, 3], [10, 3, 2, 3]];
 
-/** One series as the API's parallel columns: charts read them as they are, with no object per point. */
-type Columns = Pick<RunMetricColumns, 'steps' | 'values' | 'times'>;
-
 /**
  * Every chart group for one or more runs: loaded downsampled from the API, then extended live
- * from the socket (each run subscribed with the last step it has, so a reconnect catches up).
+ * from the socket (useChartMetrics in lib/queries.ts; lib/live-series.ts adds the points).
  * `labelled` false: the runs' labels are not known yet (Compare, before the runs' details arrive). The data
  * load anyway; the charts wait, since a label is part of a chart's shape and a change rebuilds it.
  */
@@ -32,102 +29,18 @@ export function RunCharts({
   only?: RegExp;
   labelled?: boolean;
 }) {
-  const { call, socket, base } = useApi();
-  const [data, setData] = useState<Map<string, Columns>>(new Map());
-  const [loaded, setLoaded] = useState(false);
-  const [reloads, setReloads] = useState(0);
-  const latest = useRef(data);
-  latest.current = data;
+  const { base } = useApi();
   const [settings, update] = useChartSettings();
   const settingsRef = useRef(settings);
   settingsRef.current = settings;
   const { smoothing, x: xMode, log: logScale, added, hidden, columns } = settings;
   const [pick, setPick] = useState('');
-  const [error, setError] = useState('');
   const ids = runs.map((r) => r.id).join(',');
 
-  useEffect(() => {
-    if (!ids) return;
-    setLoaded(false);
-    // marks for the load's timeline (bench:web prints them)
-    performance.mark('metrics:requested');
-    call<RunMetricColumns[]>('GET', chartMetricsPath(ids))
-      .then((columns) => {
-        performance.mark('metrics:parsed');
-        setData(new Map(columns.map((c) => [`${c.runId} ${c.key}`, c])));
-        setLoaded(true);
-      })
-      .catch((e: Error) => setError(e.message));
-  }, [call, ids, reloads]);
-
-  // Live: subscribe once the history is loaded, from the last step it has, so the catch-up is only
-  // what was missed; a batch of events is applied in one state update.
-  useEffect(() => {
-    if (!live || !ids || !loaded) return;
-    const append = (events: MetricsEvent[]) =>
-      setData((prev) => {
-        const next = new Map(prev);
-        const copied = new Set<string>(); // each touched series is copied once a batch, then extended in place
-        const own = (id: string): Columns => {
-          const c = next.get(id) ?? { steps: [], values: [], times: [] };
-          if (copied.has(id)) return c;
-          copied.add(id);
-          const mine = { steps: [...c.steps], values: [...c.values], times: [...c.times] };
-          next.set(id, mine);
-          return mine;
-        };
-        const t = Date.now() / 1000;
-        for (const ev of events)
-          for (const [key, value] of Object.entries(ev.values)) {
-            const c = own(`${ev.runId} ${key}`);
-            const last = c.steps.at(-1);
-            if (last === undefined || last < ev.step) {
-              c.steps.push(ev.step);
-              c.values.push(value);
-              c.times.push(t);
-              continue;
-            }
-            // a re-written or late step: replaced, or inserted in step order
-            const at = c.steps.findIndex((step) => step >= ev.step);
-            if (c.steps[at] === ev.step) {
-              c.values[at] = value;
-              c.times[at] = t;
-            } else {
-              c.steps.splice(at, 0, ev.step);
-              c.values.splice(at, 0, value);
-              c.times.splice(at, 0, t);
-            }
-          }
-        return next;
-      });
-    const onMetrics = (ev: MetricsEvent) => append([ev]);
-    // subscribed once the page is idle, after the history's first drawing
-    return attachSocket(
-      socket,
-      (s) => {
-        const subscribe = () => {
-          for (const id of ids.split(',')) {
-            let last = -1;
-            for (const [k, c] of latest.current) if (k.startsWith(id)) last = Math.max(last, c.steps.at(-1) ?? -1);
-            s.emitWithAck('subscribe', { runId: id, afterStep: last })
-              .then((ack: SubscribeAck) => {
-                if (ack.truncated) setReloads((n) => n + 1);
-                else if (ack.ok && ack.metrics?.length) append(ack.metrics);
-              })
-              .catch(() => {});
-          }
-        };
-        s.on('metrics', onMetrics);
-        s.on('connect', subscribe);
-        if (s.connected) subscribe();
-        return () => {
-          s.off('metrics', onMetrics);
-          s.off('connect', subscribe);
-        };
-      },
-      { idle: true },
-    );
-  }, [ids, live, loaded, socket]);
+  const metrics = useChartMetrics(ids, live);
+  const error = metrics.error?.message ?? '';
+  // one series a `run key` (the charts read the API's columns as they are, with no object per point)
+  const data = useMemo(() => new Map<string, SeriesColumns>((metrics.data ?? []).map((c) => [`${c.runId} ${c.key}`, c])), [metrics.data]);
 
   const allKeys = useMemo(() => [...new Set([...data.keys()].map((k) => k.slice(k.indexOf(' ') + 1)))].sort(), [data]);
   const keys = useMemo(() => allKeys.filter((k) => !only || only.test(k)), [allKeys, only]);
@@ -180,6 +93,7 @@ export function RunCharts({
         ),
       ),
     // runs by value (ids and labels): the caller's array is new on every render
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `ids` and `labels` stand for `runs`
     [groups, ids, labels, labelled, data, xMode, t0],
   );
 

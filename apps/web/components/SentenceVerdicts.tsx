@@ -1,8 +1,8 @@
 'use client';
-import type { ClaimVerdictView, TeamVerdictSummary } from '@starpo/contracts';
+import type { TeamVerdictSummary } from '@starpo/contracts';
 import type { ClaimResult } from '@starpo/envs';
 import { useState } from 'react';
-import { useApi, useGet } from '../lib/api';
+import { useMarkVerdict, useMe, useTeamPrecision, useVerdicts } from '../lib/queries';
 import { denied } from '../lib/roles';
 import { useAction } from '../lib/use-action';
 import { Gated } from './Gated';
@@ -46,19 +46,17 @@ export function SentenceVerdicts({
   think: string;
   claims: ClaimResult[];
 }) {
-  const { me, call } = useApi();
-  const { data, reload } = useGet<ClaimVerdictView[]>(`/api/trajectories/${trajectoryId}/verdicts`);
-  const team = useGet<TeamVerdictSummary>('/api/verdicts/precision', [data]);
+  const me = useMe();
+  const { data } = useVerdicts(trajectoryId);
+  const team = useTeamPrecision(); // asked again with the verdicts after each mark
+  const markVerdict = useMarkVerdict(trajectoryId);
   const { error, run } = useAction();
   const [note, setNote] = useState('');
   const why = denied(me, 'judge');
   const sentences = readSentences(claims);
   if (!sentences.length) return null;
   const mark = (span: [number, number], verdict: 'right' | 'wrong') =>
-    run(
-      () => call('POST', `/api/trajectories/${trajectoryId}/turns/${turn}/verdicts`, { span, verdict, ...(note ? { note } : {}) }),
-      reload,
-    );
+    run(() => markVerdict.mutateAsync({ turn, span, verdict, ...(note ? { note } : {}) }));
   return (
     <div className="verdicts" data-testid="verdicts">
       <h3>Team verdicts on the checker</h3>

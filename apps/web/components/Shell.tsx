@@ -2,6 +2,7 @@
 import { usePathname, useRouter } from 'next/navigation';
 import { useEffect, useState, type ReactNode } from 'react';
 import { attachSocket, useApi } from '../lib/api';
+import { useMe, useSignOut } from '../lib/queries';
 import { denied } from '../lib/roles';
 import { GatedLink } from './Gated';
 
@@ -9,7 +10,9 @@ const OPEN = ['/login', '/envs'];
 
 /** Top bar with the team, the user's role and sign-out; sends signed-out users to /login. */
 export function Shell({ children }: { children: ReactNode }) {
-  const { me, call, refreshMe, socket } = useApi();
+  const { socket } = useApi();
+  const me = useMe();
+  const signOut = useSignOut();
   const path = usePathname();
   const router = useRouter();
   const [offline, setOffline] = useState(false);
@@ -67,13 +70,7 @@ export function Shell({ children }: { children: ReactNode }) {
         {me ? (
           <span className="who" data-testid="who">
             {me.user.name} · {me.team.name} · <b>{me.role}</b>{' '}
-            <button
-              className="link"
-              onClick={async () => {
-                await call('POST', '/api/auth/logout');
-                await refreshMe();
-              }}
-            >
+            <button className="link" onClick={() => signOut.mutate()}>
               Sign out
             </button>
           </span>

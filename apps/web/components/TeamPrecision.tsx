@@ -1,13 +1,13 @@
 'use client';
-import type { TeamVerdictSummary } from '@starpo/contracts';
-import { useApi, useGet } from '../lib/api';
+import { useApi } from '../lib/api';
+import { useTeamPrecision } from '../lib/queries';
 
 const pct = (p: number | null) => (p === null ? '–' : `${(p * 100).toFixed(0)}%`);
 
 /** The reasoning checker's precision on this team's verdicts, overall and per reading rule, with the counts behind it. */
 export function TeamPrecision() {
   const { base } = useApi();
-  const { data, error } = useGet<TeamVerdictSummary>('/api/verdicts/precision');
+  const { data, error } = useTeamPrecision();
   if (error) return <p className="error">{error.message}</p>;
   if (!data) return null;
   const n = data.overall.right + data.overall.wrong;

@@ -1,9 +1,10 @@
 'use client';
-import type { Page, TrajectorySummary } from '@starpo/contracts';
+import type { TrajectorySummary } from '@starpo/contracts';
 import { createEnv, DIAGNOSTIC_FLAGS, type EnvSnapshot } from '@starpo/envs';
 import { useRouter } from 'next/navigation';
 import { useMemo, useState } from 'react';
-import { useApi, useGet } from '../lib/api';
+import { useApi } from '../lib/api';
+import { useTrajectories } from '../lib/queries';
 import { Board } from './Board';
 import { FLAG_MEANINGS, flagName } from './flags';
 import { StepRange } from './StepRange';
@@ -32,7 +33,7 @@ export function TrajectoriesTab({
     if (c && view === 'list') p.set('cursor', c);
     return p.toString();
   }, [f, cursors, view]);
-  const { data, error } = useGet<Page<TrajectorySummary>>(`/api/runs/${runId}/trajectories?${query}`);
+  const { data, error } = useTrajectories(runId, query);
   const set = (k: keyof typeof f) => (e: { target: { value: string } }) => {
     setF({ ...f, [k]: e.target.value });
     setCursors([null]);

@@ -1,6 +1,6 @@
 'use client';
 import { useCallback, useEffect, useState } from 'react';
-import { useApi } from '../lib/api';
+import { useMe } from '../lib/queries';
 
 /** How the charts are drawn: kept per user (localStorage) and in the URL, so a reload or a shared link keeps them. */
 export interface ChartSettings {
@@ -33,7 +33,7 @@ function clean(raw: Record<string, unknown>): ChartSettings {
 }
 
 export function useChartSettings(): [ChartSettings, (patch: Partial<ChartSettings>) => void] {
-  const { me } = useApi();
+  const me = useMe();
   const key = me ? `starpo:charts:${me.user.id}` : null;
   const [settings, setSettings] = useState<ChartSettings>(DEFAULTS);
   const [loaded, setLoaded] = useState(false);

@@ -22,21 +22,23 @@ export type RequestOf<R extends RouteContract> = (NoKeys<PathParams<R['path']>> 
   (R['query'] extends object ? { query?: QueryOf<R> } : { query?: undefined }) &
   (R['body'] extends object ? { body: BodyOf<R> } : { body?: undefined });
 
-/** `?a=1&keys=x,y`: arrays comma-joined (the API's list parameters), undefined and null left out. */
+/** `?a=1&keys=x,y`: arrays comma-joined (the API's list parameters, commas left readable), undefined and null left out. */
 function queryString(query: object | undefined): string {
-  const params = new URLSearchParams();
+  const params: string[] = [];
   for (const [k, v] of Object.entries(query ?? {})) {
     if (v === undefined || v === null) continue;
-    params.set(k, Array.isArray(v) ? v.join(',') : String(v));
+    params.push(`${encodeURIComponent(k)}=${encodeURIComponent(Array.isArray(v) ? v.join(',') : String(v)).replace(/%2C/g, ',')}`);
   }
-  const s = params.toString();
-  return s ? `?${s}` : '';
+  return params.length ? `?${params.join('&')}` : '';
 }
 
 /** The path and query of a call, as the server routes it (also the key of a prefetched response). */
 export function routeUrl<R extends RouteContract>(route: R, input: RequestOf<R>): string {
   return fillPath(route.path, input.params as Record<string, string> | undefined) + queryString(input.query as object | undefined);
 }
+
+/** A call of any route, bound to the API's address (what ApiProvider hands to lib/queries.ts). */
+export type Api = <R extends RouteContract>(route: R, input: RequestOf<R>) => Promise<ResponseOf<R>>;
 
 /**
  * Calls the API through a route's contract: the path, method, body and answer's type all come from

@@ -27,3 +27,50 @@ export function humanError(message: string): string {
   const s = m.charAt(0).toUpperCase() + m.slice(1);
   return /[.!?]$/.test(s) ? s : `${s}.`;
 }
+
+/** One field error of react-hook-form's nested errors; `type` 'server' marks one the API gave. */
+interface FlatError {
+  message: string;
+  type: string;
+}
+
+/**
+ * react-hook-form's nested errors (a zod issue at `training.steps` sits at errors.training.steps) as
+ * `path → error`, for forms whose errors may name any path (the New run form's overrides).
+ */
+export function flatErrors(errors: object, prefix = ''): Record<string, FlatError> {
+  const out: Record<string, FlatError> = {};
+  for (const [k, v] of Object.entries(errors)) {
+    if (k === 'ref' || !v || typeof v !== 'object') continue; // `ref` is the field's element
+    const e = v as { message?: unknown; type?: unknown };
+    if (typeof e.message === 'string') out[prefix + k] = { message: e.message, type: String(e.type) };
+    else Object.assign(out, flatErrors(v as object, `${prefix}${k}.`));
+  }
+  return out;
+}
+
+/**
+ * The message for a field: its own error, or the first under it (a tag's error, tags.3, is the Tags
+ * field's). The schema's messages are put in plain words; the API's (type 'server') are shown as sent.
+ */
+export function errorFor(errors: object, name: string): string | undefined {
+  const flat = flatErrors(errors);
+  const hit = flat[name] ?? Object.entries(flat).find(([p]) => p.startsWith(`${name}.`))?.[1];
+  if (!hit) return undefined;
+  return hit.type === 'server' ? hit.message : humanError(hit.message);
+}
+
+/** The API's `details` put on the fields they name (`rename` maps an API path to the form's field). */
+export function serverErrors(
+  details: { path: string; message: string }[] | undefined,
+  setError: (name: never, error: { type: string; message: string }) => void,
+  rename: (path: string) => string = (p) => p,
+): void {
+  const seen = new Set<string>();
+  for (const d of details ?? []) {
+    const name = rename(d.path);
+    if (seen.has(name)) continue; // the first message a path
+    seen.add(name);
+    setError(name as never, { type: 'server', message: d.message });
+  }
+}

@@ -1,10 +1,10 @@
 'use client';
 import { useCallback, useState } from 'react';
 
-/** Runs a user action against the API and keeps its error message for display; `after` runs either way (a reload). */
-export function useAction(): { error: string; run: (action: () => Promise<unknown>, after?: () => void) => Promise<boolean> } {
+/** Runs a user action (a mutation of lib/queries.ts, which refreshes what it changed) and keeps its error message for display. */
+export function useAction(): { error: string; run: (action: () => Promise<unknown>) => Promise<boolean> } {
   const [error, setError] = useState('');
-  const run = useCallback(async (action: () => Promise<unknown>, after?: () => void) => {
+  const run = useCallback(async (action: () => Promise<unknown>) => {
     setError('');
     try {
       await action();
@@ -12,8 +12,6 @@ export function useAction(): { error: string; run: (action: () => Promise<unknow
     } catch (e) {
       setError((e as Error).message);
       return false;
-    } finally {
-      after?.();
     }
   }, []);
   return { error, run };

@@ -1,26 +1,19 @@
 'use client';
-import { configDiff, type RunDetail } from '@starpo/contracts';
+import { configDiff } from '@starpo/contracts';
 import { useSearchParams } from 'next/navigation';
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { RunCharts } from '../../components/RunCharts';
-import { useApi } from '../../lib/api';
 import { compareIds } from '../../lib/compare';
 import { getPath } from '../../lib/paths';
+import { useRunsById } from '../../lib/queries';
 import { useTitle } from '../../lib/title';
 
 /** The compare view of the runs in `?runs=a,b,…`: their config differences and every chart, one colour per run. */
 export function Compare() {
   const params = useSearchParams();
-  const { call } = useApi();
   const ids = useMemo(() => compareIds(params.get('runs')), [params]);
-  const [runs, setRuns] = useState<RunDetail[]>([]);
-  const [error, setError] = useState('');
+  const { data: runs, error } = useRunsById(ids);
   useTitle(`Compare ${ids.length} runs`);
-  useEffect(() => {
-    Promise.all(ids.map((id) => call<RunDetail>('GET', `/api/runs/${id}`)))
-      .then(setRuns)
-      .catch((e: Error) => setError(e.message));
-  }, [call, ids]);
   /** Every config path where some run differs from the first. */
   const diffs = useMemo(() => {
     if (runs.length < 2) return [];
@@ -34,7 +27,7 @@ export function Compare() {
         Select two or more runs on the <a href="/">runs page</a> to compare them.
       </div>
     );
-  if (error) return <p className="error">{error}</p>;
+  if (error) return <p className="error">{error.message}</p>;
   const loaded = runs.length === ids.length;
   const names = new Map(runs.map((r) => [r.id, r.name]));
   return (

@@ -1,10 +1,15 @@
 'use client';
-import { ROLES, type CreatedInvite, type InviteInfo, type RoleName, type TeamMember } from '@starpo/contracts';
-import { useState, type FormEvent } from 'react';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { createInviteSchema, ROLES, type RoleName, type TeamMember } from '@starpo/contracts';
+import { z } from '@starpo/envs/zod';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
 import { CopyField } from '../../components/CopyField';
 import { when } from '../../components/format';
 import { SettingsNav } from '../../components/SettingsNav';
-import { useApi, useGet } from '../../lib/api';
+import { errorFor } from '../../lib/form-errors';
+import { requestForm } from '../../lib/form-schema';
+import { useCreateInvite, useInvites, useMe, useMembers, useRevokeInvite, useSetMemberRole } from '../../lib/queries';
 import { denied } from '../../lib/roles';
 import { useAction } from '../../lib/use-action';
 import { useTitle } from '../../lib/title';
@@ -15,19 +20,25 @@ const EXPIRY = [
   { hours: 720, label: '30 days' },
 ];
 
+/** The invite form's fields (select values are strings), checked as the request they make. */
+const inviteForm = requestForm(
+  z.object({ role: z.enum(ROLES), email: z.string(), hours: z.string() }),
+  (v) => ({ role: v.role, expiresInHours: Number(v.hours), ...(v.email.trim() ? { email: v.email.trim() } : {}) }),
+  createInviteSchema,
+  (path) => (path === 'expiresInHours' ? 'hours' : path.split('.')[0]!),
+);
+
 /** The team: who is in it with which role, and (for owners) role changes and invite links. */
 export default function TeamSettingsPage() {
-  const { me, call, refreshMe } = useApi();
+  const me = useMe();
   useTitle('Team settings');
-  const members = useGet<TeamMember[]>(me ? '/api/team/members' : null);
+  const members = useMembers(!!me);
+  const setMemberRole = useSetMemberRole();
   const ownerReason = denied(me, 'manageTeam');
   const { error, run } = useAction();
 
   const setRole = (m: TeamMember, role: RoleName) =>
-    run(async () => {
-      await call('PATCH', `/api/team/members/${m.userId}`, { role });
-      if (m.userId === me?.user.id) await refreshMe();
-    }, members.reload);
+    run(() => setMemberRole.mutateAsync({ userId: m.userId, role, self: m.userId === me?.user.id }));
 
   return (
     <div>
@@ -91,29 +102,27 @@ export default function TeamSettingsPage() {
 }
 
 function Invites() {
-  const { call } = useApi();
-  const invites = useGet<InviteInfo[]>('/api/team/invites');
-  const [form, setForm] = useState({ role: 'member' as RoleName, email: '', hours: 168 });
+  const invites = useInvites();
+  const createInvite = useCreateInvite();
+  const revokeInvite = useRevokeInvite();
   const [created, setCreated] = useState<{ link: string; role: RoleName; expiresAt: string } | null>(null);
   const { error, run } = useAction();
+  const { register, setValue, handleSubmit, formState } = useForm({
+    resolver: zodResolver(inviteForm),
+    defaultValues: { role: 'member' as RoleName, email: '', hours: '168' },
+  });
 
-  function create(e: FormEvent) {
-    e.preventDefault();
-    void run(async () => {
-      const inv = await call<CreatedInvite>('POST', '/api/team/invites', {
-        role: form.role,
-        expiresInHours: form.hours,
-        ...(form.email.trim() ? { email: form.email.trim() } : {}),
-      });
-      const email = form.email.trim();
+  const create = handleSubmit((body) =>
+    run(async () => {
+      const inv = await createInvite.mutateAsync(body);
       // the join form fills in the invited address from the link
-      const link = `${window.location.origin}/login?invite=${encodeURIComponent(inv.token)}${email ? `&email=${encodeURIComponent(email)}` : ''}`;
+      const link = `${window.location.origin}/login?invite=${encodeURIComponent(inv.token)}${body.email ? `&email=${encodeURIComponent(body.email)}` : ''}`;
       setCreated({ link, role: inv.role, expiresAt: inv.expiresAt });
-      setForm((f) => ({ ...f, email: '' })); // the next invite is for someone else
-    }, invites.reload);
-  }
+      setValue('email', ''); // the next invite is for someone else
+    }),
+  );
 
-  const revoke = (id: string) => run(() => call('DELETE', `/api/team/invites/${id}`), invites.reload);
+  const revoke = (id: string) => run(() => revokeInvite.mutateAsync(id));
 
   return (
     <section className="panel" aria-labelledby="invites-h">
@@ -121,7 +130,7 @@ function Invites() {
       <form className="toolbar" onSubmit={create} data-testid="invite-form">
         <label>
           Role
-          <select name="role" value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as RoleName })}>
+          <select {...register('role')}>
             {ROLES.map((r) => (
               <option key={r}>{r}</option>
             ))}
@@ -129,17 +138,11 @@ function Invites() {
         </label>
         <label>
           Email (optional)
-          <input
-            name="email"
-            type="email"
-            value={form.email}
-            placeholder="anyone with the link"
-            onChange={(e) => setForm({ ...form, email: e.target.value })}
-          />
+          <input {...register('email')} type="email" placeholder="anyone with the link" />
         </label>
         <label>
           Expires in
-          <select name="hours" value={form.hours} onChange={(e) => setForm({ ...form, hours: Number(e.target.value) })}>
+          <select {...register('hours')}>
             {EXPIRY.map((x) => (
               <option key={x.hours} value={x.hours}>
                 {x.label}
@@ -151,9 +154,9 @@ function Invites() {
           Create invite link
         </button>
       </form>
-      {error ? (
+      {error || formState.errors.email ? (
         <p className="error" role="alert">
-          {error}
+          {error || `Email: ${errorFor(formState.errors, 'email')}`}
         </p>
       ) : null}
       {created ? (

@@ -1,17 +1,12 @@
 'use client';
 import type { WorkerInfo } from '@starpo/contracts';
-import { useEffect } from 'react';
 import { when } from '../../components/format';
-import { useGet } from '../../lib/api';
+import { useWorkers } from '../../lib/queries';
 import { useTitle } from '../../lib/title';
 
 export default function WorkersPage() {
-  const { data, error, reload } = useGet<WorkerInfo[]>('/api/workers');
+  const { data, error } = useWorkers(); // polled: heartbeats and current runs change
   useTitle('Workers');
-  useEffect(() => {
-    const t = setInterval(reload, 5000);
-    return () => clearInterval(t);
-  }, []);
   if (error) return <p className="error">{error.message}</p>;
   if (!data) return <p className="muted">Loading…</p>;
   // the API's word: `lost` once its heartbeat is older than the deployment's WORKER_STALE_MS

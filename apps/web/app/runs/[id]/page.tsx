@@ -1,7 +1,7 @@
 'use client';
-import { isFinishedStatus, RESUMABLE_STATUSES, type RunDetail, type StatusEvent } from '@starpo/contracts';
+import { isFinishedStatus, RESUMABLE_STATUSES } from '@starpo/contracts';
 import { useParams, useRouter } from 'next/navigation';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { CheckpointsTab } from '../../../components/CheckpointsTab';
 import { ConfigTab, SentConfig } from '../../../components/ConfigTab';
 import { algorithmLabel, duration, pct, when } from '../../../components/format';
@@ -12,7 +12,8 @@ import { RunMeta } from '../../../components/RunMeta';
 import { NotImprovedBadge, Progress, StatusBadge } from '../../../components/StatusBadge';
 import { TrajectoriesTab } from '../../../components/TrajectoriesTab';
 import { LogsTab, PhaseProgress, WarningsPanel } from '../../../components/RunActivity';
-import { attachSocket, useApi, useGet } from '../../../lib/api';
+import { useApi } from '../../../lib/api';
+import { useCancelRun, useDeleteRun, useLiveRunStatus, useMe, useResumeRun, useRun } from '../../../lib/queries';
 import { denied } from '../../../lib/roles';
 import { useTitle } from '../../../lib/title';
 
@@ -21,9 +22,15 @@ type TrajectoryFilter = Partial<Record<'flag' | 'from' | 'to' | 'split', string>
 
 export default function RunPage() {
   const { id } = useParams<{ id: string }>();
-  const { call, socket, base, me } = useApi();
+  const { base } = useApi();
+  const me = useMe();
   const router = useRouter();
-  const { data: run, error, reload } = useGet<RunDetail>(`/api/runs/${id}`);
+  // polled for progress and heartbeat-driven changes; a status event on the socket updates it at once
+  const { data: run, error } = useRun(id, { poll: true });
+  useLiveRunStatus(id);
+  const cancel = useCancelRun();
+  const resume = useResumeRun();
+  const remove = useDeleteRun();
   const [tab, setTab] = useState<Tab>('charts');
   const [trajectoryFilter, setTrajectoryFilter] = useState<TrajectoryFilter>({});
   const [actionError, setActionError] = useState('');
@@ -31,30 +38,11 @@ export default function RunPage() {
   const [cancelClicked, setCancelClicked] = useState(false);
   useTitle(run?.name);
 
-  useEffect(() => {
-    const onStatus = (ev: StatusEvent) => ev.runId === id && reload();
-    const detach = attachSocket(socket, (s) => {
-      s.on('status', onStatus);
-      const sub = () => void s.emitWithAck('subscribe', { runId: id, afterStep: 1e9 }).catch(() => {});
-      s.on('connect', sub);
-      if (s.connected) sub();
-      return () => {
-        s.off('status', onStatus);
-        s.off('connect', sub);
-      };
-    });
-    const t = setInterval(reload, 10_000); // progress and heartbeat-driven changes
-    return () => {
-      detach();
-      clearInterval(t);
-    };
-  }, [id, socket]);
-
-  async function act(path: string, method = 'POST'): Promise<boolean> {
+  /** Runs a run action (a mutation of lib/queries.ts); its error is shown under the toolbar. */
+  async function act(action: (id: string) => Promise<unknown>): Promise<boolean> {
     setActionError('');
     try {
-      await call(method, path);
-      reload();
+      await action(id);
       return true;
     } catch (e) {
       setActionError((e as Error).message);
@@ -83,7 +71,7 @@ export default function RunPage() {
               disabled={cancelling || !!denied(me, 'cancel', run)}
               onClick={() => {
                 setCancelClicked(true);
-                void act(`/api/runs/${id}/cancel`).then((ok) => ok || setCancelClicked(false));
+                void act(cancel.mutateAsync).then((ok) => ok || setCancelClicked(false));
               }}
               data-testid="cancel"
             >
@@ -93,7 +81,7 @@ export default function RunPage() {
         ) : null}
         {(RESUMABLE_STATUSES as readonly string[]).includes(run.status) && run.kind === 'train' ? (
           <Gated reason={denied(me, 'resume', run)}>
-            <button onClick={() => act(`/api/runs/${id}/resume`)} disabled={!!denied(me, 'resume', run)}>
+            <button onClick={() => act(resume.mutateAsync)} disabled={!!denied(me, 'resume', run)}>
               Resume
             </button>
           </Gated>
@@ -109,7 +97,7 @@ export default function RunPage() {
             onClick={async () => {
               if (!window.confirm(`Delete run "${run.name}" and all its metrics, trajectories and checkpoints?`)) return;
               try {
-                await call('DELETE', `/api/runs/${id}`);
+                await remove.mutateAsync(id);
                 router.push('/');
               } catch (e) {
                 setActionError((e as Error).message);
@@ -172,7 +160,7 @@ export default function RunPage() {
       ) : null}
       <WarningsPanel runId={id} codes={run.warnings} />
       {run.error ? <pre className="panel error">{run.error}</pre> : null}
-      <RunMeta run={run} denied={denied(me, 'edit', run)} onSaved={reload} />
+      <RunMeta run={run} denied={denied(me, 'edit', run)} />
       <nav className="tabs" role="tablist">
         {(['charts', 'trajectories', 'diagnostics', 'config', 'checkpoints', 'logs'] as Tab[]).map((t) => (
           <button key={t} role="tab" aria-selected={tab === t} className={tab === t ? 'active' : ''} onClick={() => setTab(t)}>

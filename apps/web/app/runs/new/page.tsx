@@ -1,4 +1,5 @@
 'use client';
+import { zodResolver } from '@hookform/resolvers/zod';
 import {
   buildRunConfig,
   PRESET_NAMES,
@@ -6,171 +7,115 @@ import {
   SCRATCH_BASE,
   SCRATCH_HINT,
   shippedBase,
-  ValidationError,
-  type BaseModelInfo,
-  type EnvInfo,
   type RunConfig,
   type RunConfigOverrides,
-  type RunDetail,
 } from '@starpo/contracts';
 import { createEnv, type EnvSnapshot } from '@starpo/envs';
 import { useRouter, useSearchParams } from 'next/navigation';
-import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useForm } from 'react-hook-form';
 import { Board } from '../../../components/Board';
-import { errorsByPath, Field } from '../../../components/Field';
-import { splitTags } from '../../../components/RunMeta';
-import { ApiError, useApi } from '../../../lib/api';
-import { denied } from '../../../lib/roles';
-import { cloneForm, readableError, setPath, withoutEnvSection } from '../../../lib/clone';
+import { Field } from '../../../components/Field';
+import type { ApiError } from '../../../lib/api';
+import { readableError, withoutEnvSection } from '../../../lib/clone';
 import { estimateRunSeconds } from '../../../lib/estimate';
-import { humanError } from '../../../lib/form-errors';
+import { flatErrors, humanError, serverErrors } from '../../../lib/form-errors';
+import { cloneValues, EMPTY_NEW_RUN, FIELDED, FIELDS, newRunSchema, readNewRun, type NewRunValues } from '../../../lib/new-run-form';
 import { getPath } from '../../../lib/paths';
+import { useBaseModels, useCreateRun, useEnvs, useMe, useRun } from '../../../lib/queries';
+import { denied } from '../../../lib/roles';
 import { useTitle } from '../../../lib/title';
 
-/** The fields shown up front; everything else goes through the JSON overrides box. */
-const FIELDS: { path: string; label: string; type: 'number' | 'text' }[] = [
-  { path: 'training.steps', label: 'Training steps', type: 'number' },
-  { path: 'rollout.envGroups', label: 'Environment groups per step', type: 'number' },
-  { path: 'rollout.groupSize', label: 'Rollouts per group', type: 'number' },
-  { path: 'rollout.maxTurns', label: 'Max turns', type: 'number' },
-  { path: 'rollout.maxNewTokens', label: 'Max new tokens per reply', type: 'number' },
-  { path: 'rollout.temperature', label: 'Sampling temperature', type: 'number' },
-  { path: 'ppo.actorLr', label: 'Actor learning rate', type: 'number' },
-  { path: 'filter.ratio', label: 'Variance filter: share of groups kept', type: 'number' },
-  { path: 'ppo.clipRatioHigh', label: 'Clip ratio (high)', type: 'number' },
-  { path: 'training.seed', label: 'Seed', type: 'number' },
-];
-
 function NewRunForm() {
-  const { call, me } = useApi();
+  const me = useMe();
   const router = useRouter();
   const params = useSearchParams();
-  const [preset, setPreset] = useState<string>('quick-cpu');
-  const [env, setEnv] = useState('sokoban');
-  const [name, setName] = useState('');
-  const [tags, setTags] = useState('');
-  const [notes, setNotes] = useState('');
-  const [base, setBase] = useState('');
-  const [values, setValues] = useState<Record<string, string>>({});
-  const [extra, setExtra] = useState('{}');
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [message, setMessage] = useState('');
-  const [seed, setSeed] = useState(0);
-  const [bases, setBases] = useState<BaseModelInfo[]>([]);
-  const [envs, setEnvs] = useState<EnvInfo[]>([]);
   const from = params.get('from');
   useTitle(from ? 'Clone run' : 'New run');
+  const bases = useBaseModels().data ?? [];
+  // the environments the API can train (until they arrive, the current one is the only choice)
+  const envs = useEnvs().data ?? [];
+  const source = useRun(from);
+  const createRun = useCreateRun();
+  const [message, setMessage] = useState('');
+  const [seed, setSeed] = useState(0);
+  const { register, watch, reset, setValue, getValues, setError, trigger, handleSubmit, formState } = useForm<NewRunValues>({
+    resolver: zodResolver(newRunSchema),
+    defaultValues: EMPTY_NEW_RUN,
+  });
+  const values = watch();
+  /** Counts edits: an API answer to values since edited is stale. */
+  const edits = useRef(0);
 
+  // The whole form is checked on every change, not only the field typed in: a preset, an environment or
+  // the overrides change which settings are valid. That also clears the API's errors about the old values.
   useEffect(() => {
-    call<BaseModelInfo[]>('GET', '/api/base-models')
-      .then(setBases)
-      .catch(() => {});
-    // the environments the API can train (until they arrive, the current one is the only choice)
-    call<EnvInfo[]>('GET', '/api/envs')
-      .then(setEnvs)
-      .catch(() => {});
-  }, [call]);
+    const sub = watch(() => {
+      edits.current += 1;
+      setMessage('');
+      void trigger();
+    });
+    return () => sub.unsubscribe();
+  }, [watch, trigger]);
+  // a clone starts from its source's values, once they are in
+  const cloned = useRef<string | null>(null);
   useEffect(() => {
-    if (!from) return;
-    call<RunDetail>('GET', `/api/runs/${from}`)
-      .then((r) => {
-        const f = cloneForm(
-          r,
-          FIELDS.map((x) => x.path),
-        );
-        setName(`${r.name} (clone)`);
-        setTags(r.tags.join(', '));
-        setNotes(r.notes);
-        setPreset(f.preset);
-        setEnv(f.env);
-        setBase(f.base);
-        setValues(f.values);
-        setExtra(JSON.stringify(f.overrides, null, 2));
-      })
-      .catch((e: Error) => setMessage(`cannot clone: ${e.message}`));
-  }, [call, from]);
+    if (!from || !source.data || cloned.current === from) return;
+    cloned.current = from;
+    reset(cloneValues(source.data));
+    void trigger();
+  }, [from, source.data, reset, trigger]);
 
   /** The overrides the form describes, and the full config they make (or the field errors). */
-  const built = useMemo(() => {
-    let overrides: Record<string, unknown>;
-    try {
-      overrides = JSON.parse(extra || '{}') as Record<string, unknown>;
-    } catch {
-      return { errors: { overrides: 'not valid JSON' } as Record<string, string> };
-    }
-    setPath(overrides, 'env.name', env);
-    if (base) setPath(overrides, 'model.base', base);
-    for (const [path, v] of Object.entries(values)) if (v.trim() !== '') setPath(overrides, path, Number.isNaN(Number(v)) ? v : Number(v));
-    try {
-      return { overrides, config: buildRunConfig(preset || undefined, overrides as RunConfigOverrides) };
-    } catch (e) {
-      return { overrides, errors: e instanceof ValidationError ? errorsByPath(e.fields) : { overrides: (e as Error).message } };
-    }
-  }, [extra, env, base, values, preset]);
-  const current = useRef(built);
-  current.current = built;
-  // the API's errors and message were about the previous values
-  useEffect(() => {
-    setErrors({});
-    setMessage((m) => (m.startsWith('cannot clone') ? m : ''));
-  }, [built]);
+  const built = useMemo(() => readNewRun(values), [values]);
   /** The preset's values for this environment, for the hints: they do not depend on what is typed. */
   const defaults = useMemo(() => {
     try {
-      return buildRunConfig(preset || undefined, { env: { name: env } } as RunConfigOverrides);
+      return buildRunConfig(values.preset || undefined, { env: { name: values.env } } as RunConfigOverrides);
     } catch {
       return undefined;
     }
-  }, [preset, env]);
-  // a name of spaces only: the API refuses it, so the browser does too (empty means "generate one")
-  const nameError = name !== '' && name.trim() === '' ? 'Must contain more than spaces; leave it empty for a generated name.' : null;
-  const checked = { ...(built.errors ?? {}), ...(nameError ? { name: nameError } : {}) };
-  const shown = Object.fromEntries(Object.entries({ ...checked, ...errors }).map(([p, m]) => [p, humanError(m)]));
+  }, [values.preset, values.env]);
+  const errors = flatErrors(formState.errors);
+  const shown = Object.fromEntries(Object.entries(errors).map(([p, e]) => [p, humanError(e.message)]));
   /** Errors of paths with no field of their own (set through the overrides): listed under the form. */
   const unfielded = Object.entries(shown).filter(([p]) => !FIELDED.has(p));
-  const invalid = Object.keys(checked).length;
+  const invalid = Object.values(errors).filter((e) => e.type !== 'server').length;
   const blocked =
     denied(me, 'launch') ??
     (invalid
       ? `Launch is off until ${invalid === 1 ? 'the field' : `${invalid} fields`} above ${invalid === 1 ? 'is' : 'are'} fixed`
       : null);
+  const shownMessage = message || (source.error ? `cannot clone: ${source.error.message}` : '');
 
   const preview = useMemo((): { snapshot: EnvSnapshot } | { error: string } => {
     try {
-      const e = createEnv(env, (getPath(built.overrides, 'env.config') as Record<string, unknown>) ?? {});
+      const e = createEnv(values.env, (getPath(built.overrides, 'env.config') as Record<string, unknown>) ?? {});
       e.reset(seed);
       return { snapshot: e.snapshot() };
     } catch (err) {
-      const envErrors = Object.entries(built.errors ?? {}).filter(([p]) => p.startsWith('env.'));
+      const envErrors = Object.entries(built.errors).filter(([p]) => p.startsWith('env.'));
       return {
         error: `No sample until the environment settings are valid: ${
           envErrors.length ? envErrors.map(([p, m]) => `${p}: ${m}`).join('; ') : readableError(err)
         }`,
       };
     }
-  }, [env, seed, built.overrides]);
+  }, [values.env, seed, built]);
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setErrors({});
+  const submit = handleSubmit(async (v) => {
     setMessage('');
-    const sent = built;
+    const sent = edits.current;
     try {
-      const run = await call<{ id: string }>('POST', '/api/runs', {
-        ...(name ? { name } : {}),
-        ...(preset ? { preset } : {}),
-        config: built.overrides ?? {},
-        tags: splitTags(tags),
-        ...(notes ? { notes } : {}),
-      });
+      const run = await createRun.mutateAsync(readNewRun(v).body!);
       router.push(`/runs/${run.id}`);
     } catch (err) {
-      if (current.current !== sent) return; // edited while the request was out: the answer is stale
+      if (edits.current !== sent) return; // edited while the request was out: the answer is stale
       const a = err as ApiError;
-      setErrors(errorsByPath(a.details?.map((d) => ({ ...d, path: d.path.replace(/^config\./, '') }))));
+      serverErrors(a.details, setError, (p) => p.replace(/^config\./, ''));
       setMessage(a.message);
     }
-  }
+  });
 
   return (
     <form className="new-run" onSubmit={submit} data-testid="new-run-form" noValidate>
@@ -178,14 +123,18 @@ function NewRunForm() {
       <div className="row">
         <div className="panel grow">
           <Field label="Name" error={shown.name}>
-            <input name="name" value={name} onChange={(e) => setName(e.target.value)} placeholder="generated when empty" />
+            <input {...register('name')} placeholder="generated when empty" />
           </Field>
           <Field
             label="Preset"
             error={shown.preset}
-            hint={preset ? PRESETS[preset as keyof typeof PRESETS]?.description : 'no preset: the overrides below are the whole config'}
+            hint={
+              values.preset
+                ? PRESETS[values.preset as keyof typeof PRESETS]?.description
+                : 'no preset: the overrides below are the whole config'
+            }
           >
-            <select name="preset" value={preset} onChange={(e) => setPreset(e.target.value)}>
+            <select {...register('preset')}>
               <option value="">(none)</option>
               {PRESET_NAMES.map((p) => (
                 <option key={p}>{p}</option>
@@ -194,24 +143,23 @@ function NewRunForm() {
           </Field>
           <Field label="Environment" error={shown['env.name']}>
             <select
-              name="env"
-              value={env}
-              onChange={(e) => {
-                setEnv(e.target.value);
-                setExtra(withoutEnvSection); // the old environment's settings do not apply to the new one
-              }}
+              {...register('env', {
+                // the old environment's settings do not apply to the new one
+                onChange: () => setValue('overrides', withoutEnvSection(getValues('overrides'))),
+              })}
             >
-              {(envs.length ? envs.map((e) => e.name) : [env]).map((name) => (
+              {(envs.length ? envs.map((e) => e.name) : [values.env]).map((name) => (
                 <option key={name}>{name}</option>
               ))}
             </select>
           </Field>
-          <Field label="Base model" error={shown['model.base']} hint={baseHint(base || defaults?.model.base)}>
-            <select name="base" value={base} onChange={(e) => setBase(e.target.value)}>
+          <Field label="Base model" error={shown['model.base']} hint={baseHint(values.base || defaults?.model.base)}>
+            {/* controlled: a clone's base may arrive before the list of bases that has it */}
+            <select {...register('base')} value={values.base}>
               {/* from the preset and environment only: another field's error must not change this label */}
               <option value="">
                 preset default
-                {preset && defaults
+                {values.preset && defaults
                   ? `: ${defaults.model.base}${defaults.model.base.startsWith('starpo-tiny/') ? ' (from scratch)' : ''}`
                   : ''}
               </option>
@@ -223,30 +171,24 @@ function NewRunForm() {
               ))}
             </select>
           </Field>
-          <Field label="Tags" hint="comma-separated">
-            <input name="tags" value={tags} onChange={(e) => setTags(e.target.value)} />
+          <Field label="Tags" error={shown.tags} hint="comma-separated">
+            <input {...register('tags')} />
           </Field>
           <Field label="Notes" error={shown.notes} hint="Markdown; editable later on the run page">
-            <textarea name="notes" rows={3} value={notes} onChange={(e) => setNotes(e.target.value)} />
+            <textarea {...register('notes')} rows={3} />
           </Field>
           <fieldset>
             <legend>Training</legend>
             {FIELDS.map((f) => (
               <Field key={f.path} label={f.label} error={shown[f.path]} hint={`default ${String(getPath(defaults, f.path) ?? '—')}`}>
-                <input
-                  name={f.path}
-                  inputMode="decimal"
-                  value={values[f.path] ?? ''}
-                  placeholder={String(getPath(defaults, f.path) ?? '')}
-                  onChange={(e) => setValues({ ...values, [f.path]: e.target.value })}
-                />
+                <input {...register(f.path)} inputMode="decimal" placeholder={String(getPath(defaults, f.path) ?? '')} />
               </Field>
             ))}
           </fieldset>
           <details>
             <summary>All other settings (JSON overrides)</summary>
             <Field label="JSON overrides" error={shown.overrides} hint='any RunConfig subset, e.g. {"earlyStopping":{"enabled":false}}'>
-              <textarea name="overrides" rows={8} value={extra} onChange={(e) => setExtra(e.target.value)} spellCheck={false} />
+              <textarea {...register('overrides')} rows={8} spellCheck={false} />
             </Field>
             {built.config ? <pre className="config">{JSON.stringify(built.config, null, 2)}</pre> : null}
           </details>
@@ -262,9 +204,9 @@ function NewRunForm() {
               </ul>
             </div>
           ) : null}
-          {message ? (
+          {shownMessage ? (
             <p className="error" data-testid="submit-error">
-              {message}
+              {shownMessage}
             </p>
           ) : null}
           {built.config && !invalid ? <DurationEstimate config={built.config} /> : null}
@@ -296,9 +238,6 @@ function NewRunForm() {
     </form>
   );
 }
-
-/** Paths the form has a field for; errors of any other path come from the overrides. */
-const FIELDED = new Set(['name', 'preset', 'env.name', 'model.base', 'notes', 'overrides', ...FIELDS.map((f) => f.path)]);
 
 /** How long the run may take, before Launch: a 100,000-step run says days, not nothing. */
 function DurationEstimate({ config }: { config: RunConfig }) {

@@ -1,34 +1,52 @@
 'use client';
-import type { CreatedToken, TokenInfo } from '@starpo/contracts';
-import { useState, type FormEvent } from 'react';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { createTokenSchema, type TokenInfo } from '@starpo/contracts';
+import { z } from '@starpo/envs/zod';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
 import { CopyField } from '../../../components/CopyField';
 import { when } from '../../../components/format';
 import { SettingsNav } from '../../../components/SettingsNav';
-import { useApi, useGet } from '../../../lib/api';
+import { useApi } from '../../../lib/api';
+import { errorFor } from '../../../lib/form-errors';
+import { requestForm } from '../../../lib/form-schema';
+import { useCreateToken, useMe, useRevokeToken, useTokens } from '../../../lib/queries';
 import { useAction } from '../../../lib/use-action';
 import { useTitle } from '../../../lib/title';
 
+/** The token's name, checked as the request it makes (the field keeps its own name on the page). */
+const tokenForm = requestForm(
+  z.object({ tokenName: z.string() }),
+  (v) => ({ name: v.tokenName }),
+  createTokenSchema,
+  () => 'tokenName',
+);
+
 /** The signed-in user's API tokens: scripts send them as `Authorization: Bearer …` with the user's role. */
 export default function TokensPage() {
-  const { me, call, base } = useApi();
+  const { base } = useApi();
+  const me = useMe();
   useTitle('API tokens');
-  const tokens = useGet<TokenInfo[]>(me ? '/api/tokens' : null);
-  const [name, setName] = useState('');
+  const tokens = useTokens(!!me);
+  const createToken = useCreateToken();
+  const revokeToken = useRevokeToken();
   const [secret, setSecret] = useState<{ name: string; token: string } | null>(null);
   const { error, run } = useAction();
+  const { register, watch, reset, handleSubmit, formState } = useForm({
+    resolver: zodResolver(tokenForm),
+    defaultValues: { tokenName: '' },
+  });
 
-  function create(e: FormEvent) {
-    e.preventDefault();
-    void run(async () => {
-      const t = await call<CreatedToken>('POST', '/api/tokens', { name });
+  const create = handleSubmit((body) =>
+    run(async () => {
+      const t = await createToken.mutateAsync(body);
       setSecret({ name: t.name, token: t.token });
-      setName('');
-    }, tokens.reload);
-  }
+      reset();
+    }),
+  );
 
   function revoke(t: TokenInfo) {
-    if (window.confirm(`Revoke "${t.name}"? Scripts using it stop working at once.`))
-      void run(() => call('DELETE', `/api/tokens/${t.id}`), tokens.reload);
+    if (window.confirm(`Revoke "${t.name}"? Scripts using it stop working at once.`)) void run(() => revokeToken.mutateAsync(t.id));
   }
 
   return (
@@ -43,22 +61,15 @@ export default function TokensPage() {
         <form className="toolbar" onSubmit={create} data-testid="token-form">
           <label>
             Name
-            <input
-              name="tokenName"
-              value={name}
-              placeholder="laptop, ci…"
-              onChange={(e) => setName(e.target.value)}
-              required
-              maxLength={100}
-            />
+            <input {...register('tokenName')} placeholder="laptop, ci…" required maxLength={100} />
           </label>
-          <button type="submit" className="primary" disabled={!name.trim()}>
+          <button type="submit" className="primary" disabled={!watch('tokenName').trim()}>
             Create token
           </button>
         </form>
-        {error ? (
+        {error || formState.errors.tokenName ? (
           <p className="error" role="alert">
-            {error}
+            {error || errorFor(formState.errors, 'tokenName')}
           </p>
         ) : null}
         {secret ? (

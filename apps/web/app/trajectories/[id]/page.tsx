@@ -1,5 +1,4 @@
 'use client';
-import type { RunDetail, TrajectoryDetail } from '@starpo/contracts';
 import { createEnv, validSnapshot } from '@starpo/envs';
 import { useParams, useSearchParams } from 'next/navigation';
 import { useCallback, useEffect, useState } from 'react';
@@ -7,7 +6,7 @@ import { Board } from '../../../components/Board';
 import { FLAG_MEANINGS, flagName } from '../../../components/flags';
 import { SentenceVerdicts } from '../../../components/SentenceVerdicts';
 import { ThinkText } from '../../../components/ThinkText';
-import { useGet } from '../../../lib/api';
+import { useRun, useTrajectory } from '../../../lib/queries';
 import { useTitle } from '../../../lib/title';
 
 /**
@@ -82,8 +81,8 @@ function TurnState({ env, snapshot, observation }: { env: string; snapshot: unkn
 
 export default function ReplayPage() {
   const { id } = useParams<{ id: string }>();
-  const { data: t, error } = useGet<TrajectoryDetail>(`/api/trajectories/${id}`);
-  const { data: run } = useGet<RunDetail>(t ? `/api/runs/${t.runId}` : null);
+  const { data: t, error } = useTrajectory(id);
+  const { data: run } = useRun(t?.runId);
   useTitle(t ? `Replay: ${run?.name ?? 'run'}, step ${t.step}` : null);
   const search = useSearchParams();
   // ?turn=N (0-based) opens the replay at that turn, as the diagnostics tab's examples link
