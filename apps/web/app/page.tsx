@@ -1,13 +1,12 @@
 'use client';
 import { progressLabel, RUN_STATUSES, type RunSummary } from '@starpo/contracts';
-import { listEnvs } from '@starpo/envs';
 import { Fragment, useEffect, useMemo, useState } from 'react';
 import { algorithmLabel, duration, pct, when } from '../components/format';
 import { GatedLink } from '../components/Gated';
 import { Sparkline } from '../components/Sparkline';
 import { warningTitle } from '../components/RunActivity';
 import { NotImprovedBadge, Progress, StatusBadge } from '../components/StatusBadge';
-import { useMe, useMembers, useRuns, useSparklines } from '../lib/queries';
+import { useEnvs, useMe, useMembers, useRuns, useSparklines } from '../lib/queries';
 import { denied } from '../lib/roles';
 import { apiSort, COLUMNS, groupRuns, parseView, viewQuery, type RunsView } from '../lib/runs-view';
 import { useTitle } from '../lib/title';
@@ -40,6 +39,8 @@ export default function RunsPage() {
 
   // polled (lib/queries.ts): status and progress stay current; the last page stays up while the next loads
   const { data: page, error } = useRuns(query, !!me);
+  // the environments the API knows (the registry's, served by GET /api/envs)
+  const envs = useEnvs().data ?? [];
   const members = useMembers(!!me && !!view?.cols.includes('owner'));
   const owners = useMemo(() => Object.fromEntries((members.data ?? []).map((m) => [m.userId, m.name])), [members.data]);
 
@@ -102,7 +103,7 @@ export default function RunsPage() {
         </select>
         <select aria-label="environment" value={view.environment} onChange={setFilter('environment')}>
           <option value="">any environment</option>
-          {listEnvs().map(({ name }) => (
+          {envs.map(({ name }) => (
             <option key={name}>{name}</option>
           ))}
         </select>
