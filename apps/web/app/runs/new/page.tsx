@@ -134,7 +134,8 @@ function NewRunForm() {
                 : 'no preset: the overrides below are the whole config'
             }
           >
-            <select {...register('preset')}>
+            {/* defaultValue: the server's HTML shows the defaults too, before the form hydrates */}
+            <select {...register('preset')} defaultValue={EMPTY_NEW_RUN.preset}>
               <option value="">(none)</option>
               {PRESET_NAMES.map((p) => (
                 <option key={p}>{p}</option>
@@ -147,6 +148,7 @@ function NewRunForm() {
                 // the old environment's settings do not apply to the new one
                 onChange: () => setValue('overrides', withoutEnvSection(getValues('overrides'))),
               })}
+              defaultValue={EMPTY_NEW_RUN.env}
             >
               {(envs.length ? envs.map((e) => e.name) : [values.env]).map((name) => (
                 <option key={name}>{name}</option>
@@ -188,7 +190,7 @@ function NewRunForm() {
           <details>
             <summary>All other settings (JSON overrides)</summary>
             <Field label="JSON overrides" error={shown.overrides} hint='any RunConfig subset, e.g. {"earlyStopping":{"enabled":false}}'>
-              <textarea {...register('overrides')} rows={8} spellCheck={false} />
+              <textarea {...register('overrides')} defaultValue={EMPTY_NEW_RUN.overrides} rows={8} spellCheck={false} />
             </Field>
             {built.config ? <pre className="config">{JSON.stringify(built.config, null, 2)}</pre> : null}
           </details>
