@@ -148,7 +148,7 @@ export class TrajectoriesService {
       ...(q.group !== undefined ? { groupIndex: q.group } : {}),
       ...(q.flag ? { flags: { has: q.flag } } : {}),
     };
-    return { where, limit: q.limit, cursor: q.cursor, order: q.order };
+    return { where, cursor: q.cursor, order: q.order };
   }
 }
 
