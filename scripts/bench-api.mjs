@@ -12,6 +12,8 @@ import { DbSink } from '../apps/worker/dist/db-sink.js';
 const TURNS = Number(process.env.BENCH_TURNS ?? 1_000_000);
 const CLIENTS = 20;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+/** Sections to run (BENCH_ONLY=ingest,live,trajectories,runs; all by default). */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'ingest,live,trajectories,runs').split(','));
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const log = (s) => process.stdout.write(`${s}\n`);
@@ -48,7 +50,7 @@ const newRun = (extra = {}) => api('POST', '/api/runs', { preset: 'quick-cpu', .
 log(`bench:api — Postgres ${database.embedded ? 'embedded' : 'from DATABASE_URL'}, ${os.cpus().length} cores`);
 
 // 1. metric points through the worker's database sink (one call per training step, 100 keys a step)
-{
+if (ONLY.has('ingest')) {
   const run = await newRun();
   const sink = new DbSink(db, run.id);
   const keys = Array.from({ length: 100 }, (_, i) => `bench/key_${i}`);
@@ -63,7 +65,7 @@ log(`bench:api — Postgres ${database.embedded ? 'embedded' : 'from DATABASE_UR
 }
 
 // 2. metric points through the batch endpoint (1,000 points a request, 4 in flight)
-{
+if (ONLY.has('ingest')) {
   const run = await newRun({ external: true });
   const requests = 200;
   const body = (r) => ({
@@ -83,7 +85,7 @@ log(`bench:api — Postgres ${database.embedded ? 'embedded' : 'from DATABASE_UR
 }
 
 // 3. live latency: worker write → socket client, 20 subscribed clients
-{
+if (ONLY.has('live')) {
   const run = await newRun();
   const sink = new DbSink(db, run.id);
   const clients = await Promise.all(
@@ -106,7 +108,7 @@ log(`bench:api — Postgres ${database.embedded ? 'embedded' : 'from DATABASE_UR
 }
 
 // 4. trajectory list and replay with TURNS turns stored (generated in SQL: 20 turns a trajectory)
-{
+if (ONLY.has('trajectories')) {
   const run = await newRun();
   const trajectories = Math.ceil(TURNS / 20);
   const steps = Math.ceil(trajectories / 128);
@@ -139,10 +141,13 @@ log(`bench:api — Postgres ${database.embedded ? 'embedded' : 'from DATABASE_UR
   );
   await c.query('ANALYZE trajectories; ANALYZE turns;');
   const stored = (await c.query('SELECT count(*)::int AS n FROM turns')).rows[0].n;
+  // tables with their indexes and TOAST: what retention (POST /api/runs/:id/prune) frees per million turns
+  const bytes = Number((await c.query(`SELECT pg_total_relation_size('turns') + pg_total_relation_size('trajectories') AS b`)).rows[0].b);
   await c.end();
   log(
     `stored ${fmt(stored)} turns in ${fmt(trajectories)} trajectories over ${steps} steps (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
   );
+  log(`disk: ${fmt(bytes / 2 ** 20 / (stored / 1e6))} MiB per 1M turns (turns + trajectories with indexes)`);
 
   const ids = [];
   const listLat = [];
@@ -185,7 +190,7 @@ log(`bench:api — Postgres ${database.embedded ? 'embedded' : 'from DATABASE_UR
 }
 
 // 5. the runs list with 10,000 runs in the team (filters, search, sort, cursor pages)
-{
+if (ONLY.has('runs')) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   const { team_id: team, user_id: owner } = (

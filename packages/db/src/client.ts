@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient } from './generated/prisma/client.js';
 import { dbSettings } from './settings.js';
 
@@ -24,25 +25,37 @@ export interface DbOptions {
 /** A Prisma client over node-postgres (no Rust engine, works offline), with connection and query timeouts. */
 export function createDb(databaseUrl: string, opts: DbOptions = {}): Db {
   const queryTimeout = opts.queryTimeoutMs ?? dbSettings().queryTimeoutMs;
-  const db = new PrismaClient({
-    adapter: new PrismaPg({
-      connectionString: databaseUrl,
-      max: opts.max ?? 10,
-      connectionTimeoutMillis: opts.connectTimeoutMs ?? dbSettings().connectTimeoutMs,
-      query_timeout: queryTimeout,
-      statement_timeout: queryTimeout,
-      // a client frozen inside a transaction (SIGSTOP) must not hold its locks, the run row's among
-      // them, forever: the server ends such a session, so a sweep can requeue the run
-      idle_in_transaction_session_timeout: opts.idleInTransactionMs ?? dbSettings().idleInTransactionMs,
-      // a connection that breaks while idle (server restarted) is noticed and dropped
-      keepAlive: true,
-    }),
+  // Prisma runs over a pool of our own, so the ingestion hot paths can send their array statements
+  // to the same connections without Prisma's per-argument conversion (a third of their time).
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: opts.max ?? 10,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? dbSettings().connectTimeoutMs,
+    query_timeout: queryTimeout,
+    statement_timeout: queryTimeout,
+    // a client frozen inside a transaction (SIGSTOP) must not hold its locks, the run row's among
+    // them, forever: the server ends such a session, so a sweep can requeue the run
+    idle_in_transaction_session_timeout: opts.idleInTransactionMs ?? dbSettings().idleInTransactionMs,
+    // a connection that breaks while idle (server restarted) is noticed and dropped
+    keepAlive: true,
   });
+  // an idle connection the server dropped is discarded by the pool; the next query opens another
+  pool.on('error', () => {});
+  const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  pools.set(db, pool);
   urls.set(db, databaseUrl);
   return db;
 }
 
 const urls = new WeakMap<Db, string>();
+const pools = new WeakMap<Db, pg.Pool>();
+
+/** The node-postgres pool under a client made by createDb (the same connections Prisma uses). */
+export function poolOf(db: Db): pg.Pool {
+  const pool = pools.get(db);
+  if (!pool) throw new Error('not a client made by createDb');
+  return pool;
+}
 
 /** The URL a client was made with (createDb), for a connection of another thread's own. */
 export function databaseUrlOf(db: Db): string | undefined {

@@ -80,4 +80,32 @@ describe('metric rollups and downsampling', () => {
     expect(await downsampledSeries(db, [empty.id, runId], null, null, null, 80)).toEqual(whole);
     expect(await downsampledSeries(db, [empty.id], null, null, null, 80)).toEqual([]);
   });
+
+  it('a replayed batch stores nothing twice, and points for a missing run are refused', async () => {
+    const batch = Array.from({ length: 1000 }, (_, i) => ({
+      key: `r${i % 10}`,
+      step: 9000 + Math.floor(i / 10),
+      value: i,
+      time: new Date(1_700_000_000_000 + i),
+    }));
+    const snapshot = async () => ({
+      points: await db.$queryRawUnsafe<object[]>(
+        `SELECT key, step, value, wall_time FROM metric_points WHERE run_id = $1::uuid AND key LIKE 'r%' ORDER BY 1, 2`,
+        runId,
+      ),
+      rollups: await stored(),
+      summaries: await db.metricSummary.findMany({ where: { runId, key: { startsWith: 'r' } }, orderBy: { key: 'asc' } }),
+    });
+    await upsertMetricPoints(db, runId, batch);
+    const once = await snapshot();
+    expect(once.points).toHaveLength(1000);
+    expect((once.points[0] as { wall_time: Date }).wall_time.getTime()).toBe(1_700_000_000_000);
+    await upsertMetricPoints(db, runId, batch);
+    await Promise.all([upsertMetricPoints(db, runId, batch), upsertMetricPoints(db, runId, batch.slice(500))]);
+    const replayed = await snapshot();
+    expect(replayed.points).toEqual(once.points);
+    expect(replayed.rollups).toEqual(once.rollups);
+    expect(replayed.summaries.map(({ updatedAt: _, ...s }) => s)).toEqual(once.summaries.map(({ updatedAt: _, ...s }) => s));
+    await expect(upsertMetricPoints(db, '00000000-0000-4000-8000-000000000000', batch)).rejects.toThrow(/does not exist/);
+  });
 });

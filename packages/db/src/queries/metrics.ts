@@ -1,4 +1,4 @@
-import type { Db } from '../client.js';
+import { poolOf, type Db } from '../client.js';
 import { retryAttempts } from '../retry.js';
 import { LeaseLostError } from './leases.js';
 import { pgText } from './pg-text.js';
@@ -40,21 +40,48 @@ export async function upsertMetricPoints(
   points: MetricPointInput[],
   opts: { lease?: number } = {},
 ): Promise<number> {
-  const byId = new Map<string, MetricPointInput>();
-  for (const p of points) if (Number.isFinite(p.value)) byId.set(`${p.step}\u0001${p.key}`, p);
+  // Columns travel as arrays: each distinct key once with a 1-based index per point (escaping and
+  // sending every point's key was the client's largest cost), times as epoch seconds (float8).
+  const keyIndex = new Map<string, number>();
+  const byId = new Map<number, MetricPointInput>(); // key index and step → the call's last point there
+  for (const p of points) {
+    if (!Number.isFinite(p.value)) continue;
+    let k = keyIndex.get(p.key);
+    if (k === undefined) keyIndex.set(p.key, (k = keyIndex.size + 1));
+    byId.set(k * 2 ** 32 + (p.step >>> 0), p);
+  }
   if (!byId.size) return 0;
   const rows = [...byId.values()];
-  const now = new Date();
+  const now = Date.now() / 1000;
+  const keyOf = new Array<number>(rows.length);
+  const steps = new Array<number>(rows.length);
+  const values = new Array<number>(rows.length);
+  const times = new Array<number>(rows.length);
+  rows.forEach((p, i) => {
+    keyOf[i] = keyIndex.get(p.key)!;
+    steps[i] = p.step;
+    values[i] = p.value;
+    times[i] = p.time ? p.time.getTime() / 1000 : now;
+  });
+  const keys = [...keyIndex.keys()].map(pgText);
   // one round trip: the points upsert and the rollup merge run as data-modifying CTEs beside the summary upsert
   // Rows are written in key/step order so concurrent writers lock in the same order; a deadlock
   // that still happens between the three tables is retried (the statement is idempotent).
+  // The fence also stands in for a foreign key (metric_points has none: its per-row check was a third
+  // of an insert): KEY SHARE keeps the run from being deleted under the statement.
   const fenced = opts.lease !== undefined;
-  const fence = fenced ? `SELECT 1 FROM runs WHERE id = $1::uuid AND lease_epoch = $6::int FOR SHARE` : 'SELECT 1';
-  const [result] = await retryAttempts(
+  const fence = fenced
+    ? `SELECT 1 FROM runs WHERE id = $1::uuid AND lease_epoch = $6::int FOR SHARE`
+    : `SELECT 1 FROM runs WHERE id = $1::uuid FOR KEY SHARE`;
+  const pool = poolOf(db);
+  const {
+    rows: [result],
+  } = await retryAttempts(
     () =>
-      db.$queryRawUnsafe<{ replaced: number; fenced: number }[]>(
+      pool.query<{ replaced: number; fenced: number }>(
         `WITH fence AS (${fence}),
-     input AS (SELECT * FROM unnest($2::text[], $3::int[], $4::float8[], $5::timestamptz[]) AS u(k, s, v, t) WHERE EXISTS (SELECT 1 FROM fence)),
+     input AS (SELECT ($2::text[])[ki] AS k, s, v, to_timestamp(t) AS t FROM unnest($7::int[], $3::int[], $4::float8[], $5::float8[]) AS u(ki, s, v, t)
+               WHERE EXISTS (SELECT 1 FROM fence)),
      points AS (
        INSERT INTO metric_points (run_id, key, step, value, wall_time, lease) SELECT $1::uuid, k, s, v, t, $6::int FROM input ORDER BY k, s
        ON CONFLICT (run_id, key, step) DO UPDATE SET value = EXCLUDED.value, wall_time = EXCLUDED.wall_time, lease = EXCLUDED.lease
@@ -87,16 +114,14 @@ export async function upsertMetricPoints(
          max_time = CASE WHEN EXCLUDED.max_value > r.max_value THEN EXCLUDED.max_time ELSE r.max_time END,
          max_value = GREATEST(r.max_value, EXCLUDED.max_value))
      SELECT count(*) FILTER (WHERE replaced)::int AS replaced, (SELECT count(*) FROM fence)::int AS fenced FROM points`,
-        runId,
-        rows.map((p) => pgText(p.key)),
-        rows.map((p) => p.step),
-        rows.map((p) => p.value),
-        rows.map((p) => p.time ?? now),
-        opts.lease ?? null,
+        [runId, keys, steps, values, times, opts.lease ?? null, keyOf],
       ),
     { attempts: 4, delayMs: (attempt) => 20 * attempt + Math.random() * 30, retryIf: isDeadlock },
   );
-  if (fenced && result!.fenced === 0) throw new LeaseLostError(runId, opts.lease!);
+  if (result!.fenced === 0) {
+    if (fenced) throw new LeaseLostError(runId, opts.lease!);
+    throw new Error(`metric points for run ${runId}, which does not exist`);
+  }
   // Re-written steps (a retried or corrected write) can leave a stale extreme or count in a merged
   // rollup: recompute those blocks from the points, which now hold the new values.
   if (result!.replaced > 0) await recomputeRollups(db, runId, rows);

@@ -139,8 +139,11 @@ export async function teamRunIds(db: Db, teamId: string, ids: string[]): Promise
 
 /** An external run's ingestion counts as its heartbeat and advances its step (never backwards). */
 export async function touchExternalRun(db: Db, id: string, step: number): Promise<void> {
-  await db.run.update({ where: { id }, data: { heartbeatAt: new Date() } });
-  await db.run.updateMany({ where: { id, currentStep: { lt: step } }, data: { currentStep: step } });
+  await db.$executeRawUnsafe(
+    `UPDATE runs SET heartbeat_at = now(), updated_at = now(), current_step = GREATEST(current_step, $2::int) WHERE id = $1::uuid`,
+    id,
+    step,
+  );
 }
 
 /** How long POST /api/runs remembers an Idempotency-Key: a retry within it gets the first run back. */
