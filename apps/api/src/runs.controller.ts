@@ -6,6 +6,7 @@ import {
   type CheckpointInfo,
   type LogLine,
   type Page,
+  type PruneResult,
   type RunDetail,
   type RunMetricColumns,
   type RunMetricSeries,
@@ -64,6 +65,15 @@ export class RunsController {
   @Route(ROUTES.cancelRun)
   cancel(@CurrentActor() a: Actor, @Param('id') id: string): Promise<RunDetail> {
     return this.runs.cancel(a, id);
+  }
+
+  @Route(ROUTES.pruneRun)
+  prune(
+    @CurrentActor() a: Actor,
+    @Param('id') id: string,
+    @Valid('body') body: Parsed<typeof ROUTES.pruneRun, 'body'>,
+  ): Promise<PruneResult> {
+    return this.runs.prune(a, id, body);
   }
 
   @Route(ROUTES.cloneRun)

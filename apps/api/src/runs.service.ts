@@ -4,6 +4,7 @@ import {
   PRESETS,
   buildRunConfig,
   cloneRunSchema,
+  pruneRunSchema,
   isPresetName,
   logsQuerySchema,
   merge,
@@ -14,6 +15,7 @@ import {
   runOwnershipRefusal,
   type CheckpointInfo,
   type LogLine,
+  type PruneResult,
   type Page,
   type RunConfig,
   type RunDetail,
@@ -32,6 +34,7 @@ import {
   MODEL_BASE_REFUSED,
   deleteRun,
   deletionRefusal,
+  pruneRun,
   findTeamRun,
   firstMetricPoints,
   initialRunStatus,
@@ -238,6 +241,13 @@ export class RunsService {
     const refusal = deletionRefusal(run);
     if (refusal) throw new ConflictException(`run ${id} ${refusal}`);
     await deleteRun(this.db, id);
+  }
+
+  /** Delete a run's old checkpoints and raw trajectories by the policy in `body` (metrics stay). */
+  async prune(actor: Actor, id: string, body: z.output<typeof pruneRunSchema>): Promise<PruneResult> {
+    await this.owned(actor, id, 'prune');
+    const { dryRun, ...policy } = body;
+    return { dryRun, ...(await pruneRun(this.db, id, policy, dryRun)) };
   }
 
   async checkpoints(actor: Actor, id: string): Promise<CheckpointInfo[]> {

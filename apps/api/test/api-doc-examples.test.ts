@@ -30,9 +30,9 @@ describe('the docs/api.md examples, run as written with curl and jq against the 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('creates the team, a token, a run, and an external run with its metrics, a trajectory and its end', async () => {
+  it('creates the team, a token, a run, and an external run with its metrics, a trajectory and its end, then a prune dry run', async () => {
     const blocks = apiDocExamples();
-    expect(blocks.length).toBe(2);
+    expect(blocks.length).toBe(3);
     // Only the address changes; every curl fails the script on an HTTP error instead of printing it.
     const script = [
       'set -euo pipefail',
@@ -42,6 +42,8 @@ describe('the docs/api.md examples, run as written with curl and jq against the 
     // asynchronous: the API answers from this same process
     const { stdout } = await promisify(execFile)('bash', ['-c', script], { cwd: dir, encoding: 'utf8' });
     console.log(stdout);
+    // the dry run names what would go and the trajectory is still there (checked below)
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toMatchObject({ dryRun: true, trajectories: { deleted: 0 } });
 
     const [queued, external] = await t.db.run.findMany({ orderBy: { createdAt: 'asc' } });
     expect(queued).toMatchObject({ kind: 'train', status: 'queued', environment: 'sokoban', totalSteps: 20 });

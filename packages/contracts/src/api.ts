@@ -128,6 +128,29 @@ export const cloneRunSchema = z
   })
   .strict();
 
+/** POST /api/runs/:id/prune: what to keep of a run's checkpoints and trajectories (metrics always stay). */
+export const pruneRunSchema = z
+  .object({
+    checkpoints: z
+      .object({
+        keepLast: z.number().int().min(1).default(1).describe('Newest complete checkpoint steps to keep (at least 1: resume reads it)'),
+        keepBest: z.number().int().min(0).default(0).describe('Also keep the steps with the highest `metric` logged at their step'),
+        metric: z.string().min(1).max(200).default('val/success'),
+      })
+      .strict()
+      .optional(),
+    trajectories: z
+      .object({
+        keepLastSteps: z.number().int().min(0).describe("Training steps, back from the run's newest, whose trajectories stay"),
+        keepValidation: z.boolean().default(true),
+      })
+      .strict()
+      .optional(),
+    dryRun: z.boolean().default(false).describe('Count what would go, delete nothing'),
+  })
+  .strict()
+  .refine((b) => b.checkpoints || b.trajectories, { message: 'name checkpoints, trajectories or both', path: ['checkpoints'] });
+
 const csv = <T extends z.ZodType<unknown, string>>(item: T) =>
   z
     .string()

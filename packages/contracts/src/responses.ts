@@ -38,6 +38,19 @@ export const checkpointInfoSchema = z.object({
 });
 export type CheckpointInfo = z.infer<typeof checkpointInfoSchema>;
 
+/** POST /api/runs/:id/prune: what went (or, with dryRun, would go). */
+export const pruneResultSchema = z.object({
+  dryRun: z.boolean(),
+  checkpoints: z.object({
+    keptSteps: z.array(z.number()),
+    deletedSteps: z.array(z.number()),
+    files: z.number(),
+    bytes: z.number(),
+  }),
+  trajectories: z.object({ deleted: z.number(), turns: z.number(), keptFromStep: z.number().nullable() }),
+});
+export type PruneResult = z.infer<typeof pruneResultSchema>;
+
 /** GET /api/runs/:id/logs. */
 export const logLineSchema = z.object({
   id: z.string(),

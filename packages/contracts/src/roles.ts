@@ -5,7 +5,7 @@ export type RoleName = (typeof ROLES)[number];
 export const ROLE_RANK: Record<RoleName, number> = { viewer: 0, member: 1, owner: 2 };
 
 /** What a role may do to a run it does not own: members act on their own runs only. */
-export const RUN_OWNER_ACTIONS = ['edit', 'cancel', 'resume', 'delete'] as const;
+export const RUN_OWNER_ACTIONS = ['edit', 'cancel', 'resume', 'delete', 'prune'] as const;
 export type RunOwnerAction = (typeof RUN_OWNER_ACTIONS)[number];
 
 /**

@@ -31,12 +31,14 @@ import {
   trajectorySummarySchema,
   updateMemberSchema,
   updateRunSchema,
+  pruneRunSchema,
 } from './api.js';
 import { envInfoSchema } from './envs-info.js';
 import { runMetricColumnsSchema } from './metric-columns.js';
 import {
   baseModelInfoSchema,
   checkpointInfoSchema,
+  pruneResultSchema,
   createdInviteSchema,
   createdTokenSchema,
   inviteInfoSchema,
@@ -423,6 +425,16 @@ export const ROUTES = {
     tag: 'checkpoints',
     summary: 'Checkpoint files of a run',
     response: z.array(checkpointInfoSchema),
+  }),
+  pruneRun: route({
+    method: 'POST',
+    path: '/api/runs/:id/prune',
+    role: 'member',
+    status: 200,
+    tag: 'runs',
+    summary: 'Delete old checkpoints and raw trajectories by a keep-last/keep-best policy; metrics stay (run owner or team owner)',
+    body: pruneRunSchema,
+    response: pruneResultSchema,
   }),
   downloadCheckpoint: route({
     ...ok,

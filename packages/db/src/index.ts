@@ -21,3 +21,4 @@ export * from './sweeper.js';
 export * from './model-base.js';
 export * from './heartbeat.js';
 export * from './settings.js';
+export * from './queries/retention.js';
