@@ -1,8 +1,11 @@
 import { SUBSCRIBE_CATCH_UP_LIMIT } from '@starpo/contracts';
 import { publishRunNotice, upsertMetricPoints, upsertMetrics } from '@starpo/db';
 import { io, type Socket } from 'socket.io-client';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listeningTestApi, type ListeningTestApi, otherTeamUser, signupOwner, type TestUser } from './helpers.js';
+import { createApp } from '../src/bootstrap.js';
+import { WEB_ORIGIN, listeningTestApi, type ListeningTestApi, otherTeamUser, signupOwner, type TestUser } from './helpers.js';
 
 type Ack = { ok: boolean; error?: string; status?: { status: string }; metrics?: { step: number; values: Record<string, number> }[] };
 
@@ -92,6 +95,46 @@ describe('live events over socket.io', () => {
     expect(await c.emitWithAck('subscribe', { runId: run })).toMatchObject({ ok: true, truncated: true, metrics: [] });
     const recent = (await c.emitWithAck('subscribe', { runId: run, afterStep: Math.floor(SUBSCRIBE_CATCH_UP_LIMIT / 10) - 2 })) as Ack;
     expect(recent.metrics!.map((m) => m.step)).toEqual([499, 500]);
+  });
+
+  it('two API instances on one database each deliver every event once, in order, to their own clients', async () => {
+    const second = await createApp({ databaseUrl: t.database.url, webOrigin: WEB_ORIGIN }, { logger: false });
+    await second.listen(0, '127.0.0.1');
+    try {
+      const secondUrl = `http://127.0.0.1:${(second.getHttpServer().address() as AddressInfo).port}`;
+      const run = (await t.http.post('/api/runs').set('Authorization', owner.auth).send({ preset: 'quick-cpu' }).expect(201)).body.id;
+      const clients = [url, url, url, secondUrl, secondUrl, secondUrl].map((at) => {
+        const s = io(at, { auth: { token: owner.token }, transports: ['websocket'], reconnection: false });
+        sockets.push(s);
+        return s;
+      });
+      await Promise.all(clients.map(connected));
+      for (const c of clients) expect(await c.emitWithAck('subscribe', { runId: run })).toMatchObject({ ok: true });
+      const steps = clients.map(() => [] as number[]);
+      const statuses = clients.map(() => [] as string[]);
+      clients.forEach((c, i) => {
+        c.on('metrics', (e: { step: number }) => steps[i]!.push(e.step));
+        c.on('status', (e: { status: string }) => statuses[i]!.push(e.status));
+      });
+      // a worker's way (a notice a step) and an importer's way (one notice for steps 21–30)
+      for (let step = 1; step <= 20; step++) await workerWritesStep(run, step, { 'train/success': step / 20 });
+      await upsertMetricPoints(
+        t.db,
+        run,
+        Array.from({ length: 10 }, (_, i) => ({ key: 'train/success', step: 21 + i, value: 1 })),
+      );
+      await publishRunNotice(t.db, { run, type: 'metrics', step: 30, from: 21 });
+      // a cancel through the second instance reaches the first one's clients too
+      await request(second.getHttpServer()).post(`/api/runs/${run}/cancel`).set('Authorization', owner.auth).expect(202);
+      const all = Array.from({ length: 30 }, (_, i) => i + 1);
+      await expect.poll(() => steps.map((s) => s.length), { timeout: 10_000 }).toEqual(clients.map(() => 30));
+      await expect.poll(() => statuses.map((s) => s.length), { timeout: 10_000 }).toEqual(clients.map(() => 1));
+      await new Promise((r) => setTimeout(r, 200)); // nothing arrives twice late
+      expect(steps).toEqual(clients.map(() => all));
+      expect(statuses).toEqual(clients.map(() => ['cancelled']));
+    } finally {
+      await second.close();
+    }
   });
 
   it('refuses a connection without credentials', async () => {

@@ -41,6 +41,8 @@ export class EventsGateway implements OnGatewayInit, OnApplicationShutdown {
   @WebSocketServer() server!: Server;
   private readonly logger = new Logger('gateway');
   private readonly recheckTimer = setInterval(() => void this.recheck(() => true), RECHECK_MS).unref();
+  /** Per run, the last notice being forwarded (see forwardInOrder). */
+  private readonly forwarding = new Map<string, Promise<void>>();
 
   constructor(
     @Inject(DB) private readonly db: Db,
@@ -49,12 +51,7 @@ export class EventsGateway implements OnGatewayInit, OnApplicationShutdown {
   ) {
     listener.onNotice((n) => {
       if (n.type === 'access') void this.recheck((a) => a.userId === n.user);
-      else
-        void this.forward(n).catch((e: Error) => {
-          this.logger.warn(`event for run ${n.run}: ${e.message}`);
-          // the room's clients would miss these points for good: they reconnect and catch up instead
-          if (isConnectionError(e)) for (const socket of this.inRoom(n.run)) socket.conn.close();
-        });
+      else this.forwardInOrder(n);
     });
     // Notices published while the database was away never arrived: close every transport, so each
     // client reconnects and subscribes again from its last step (the catch-up fills the gap).
@@ -154,6 +151,24 @@ export class EventsGateway implements OnGatewayInit, OnApplicationShutdown {
   async unsubscribe(@ConnectedSocket() socket: Socket, @MessageBody() body: { runId?: string }) {
     if (typeof body?.runId === 'string') await socket.leave(room(body.runId));
     return { ok: true };
+  }
+
+  /**
+   * Forward a run's notices one after another: each reads the database before it emits, and two
+   * reads in flight at once could answer (and emit steps) out of order.
+   */
+  private forwardInOrder(n: RunNotice): void {
+    const next = (this.forwarding.get(n.run) ?? Promise.resolve())
+      .then(() => this.forward(n))
+      .catch((e: Error) => {
+        this.logger.warn(`event for run ${n.run}: ${e.message}`);
+        // the room's clients would miss these points for good: they reconnect and catch up instead
+        if (isConnectionError(e)) for (const socket of this.inRoom(n.run)) socket.conn.close();
+      });
+    this.forwarding.set(n.run, next);
+    void next.then(() => {
+      if (this.forwarding.get(n.run) === next) this.forwarding.delete(n.run);
+    });
   }
 
   private async forward(n: RunNotice): Promise<void> {
