@@ -26,4 +26,4 @@ export function denied(me: Me | null | undefined, action: Action, run?: { ownerI
   return null;
 }
 
-const isRunOwnerAction = (a: Action): a is RunOwnerAction => (RUN_OWNER_ACTIONS as readonly string[]).includes(a);
+const isRunOwnerAction = (a: Action): a is Action & RunOwnerAction => (RUN_OWNER_ACTIONS as readonly string[]).includes(a);
