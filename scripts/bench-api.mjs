@@ -3,20 +3,55 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { io } from 'socket.io-client';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { createApp } from '@starpo/api/bootstrap';
 import { benchDatabase } from './bench-database.mjs';
 import { createDb, migrate } from '@starpo/db';
 import { DbSink } from '../apps/worker/dist/db-sink.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 1_000_000);
-const CLIENTS = 20;
+/** Turns stored in all at each measurement of the trajectory queries (BENCH_SCALES=1000000,10000000). */
+const SCALES = (process.env.BENCH_SCALES ?? String(TURNS)).split(',').map(Number);
+/** Live clients per measurement (BENCH_CLIENTS=20,1000). */
+const CLIENT_COUNTS = (process.env.BENCH_CLIENTS ?? '20').split(',').map(Number);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 /** Sections to run (BENCH_ONLY=ingest,live,trajectories,runs; all by default). */
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'ingest,live,trajectories,runs').split(','));
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const log = (s) => process.stdout.write(`${s}\n`);
+
+/**
+ * BENCH_EXPLAIN=1: the SQL the API sends for one call of each main query is caught at the driver
+ * (node-postgres' Pool, under Prisma too) and shown with its EXPLAIN ANALYZE plan at the largest scale.
+ */
+const EXPLAIN = Boolean(process.env.BENCH_EXPLAIN);
+const captured = [];
+let capturing = false;
+if (EXPLAIN) {
+  const query = pg.Pool.prototype.query;
+  pg.Pool.prototype.query = function (config, values, cb) {
+    if (capturing)
+      captured.push(typeof config === 'string' ? { text: config, values } : { text: config.text, values: config.values ?? values });
+    return query.call(this, config, values, cb);
+  };
+}
+/** Call `call` once and print the plan of each statement it sent to the big tables. */
+async function explain(label, call) {
+  if (!EXPLAIN) return;
+  captured.length = 0;
+  capturing = true;
+  await call();
+  capturing = false;
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  for (const { text, values } of captured.filter((q) => /^\s*(SELECT|WITH)/i.test(q.text) && /trajectories|turns|runs/.test(q.text))) {
+    const plan = (await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, values)).rows.map((r) => r['QUERY PLAN']);
+    log(`\n#### ${label}\n\n\`\`\`sql\n${text.trim()}\n\`\`\`\n\n\`\`\`text\n${plan.join('\n')}\n\`\`\``);
+  }
+  await c.end();
+}
 
 const database = await benchDatabase();
 const url = database.url;
@@ -84,43 +119,50 @@ if (ONLY.has('ingest')) {
   );
 }
 
-// 3. live latency: worker write → socket client, 20 subscribed clients
-if (ONLY.has('live')) {
-  const run = await newRun();
-  const sink = new DbSink(db, run.id);
-  const clients = await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
-      const s = io(base, { auth: { token }, transports: ['websocket'], reconnection: false });
-      await new Promise((r, j) => (s.once('connect', r), s.once('connect_error', j)));
-      await s.emitWithAck('subscribe', { runId: run.id });
-      return s;
-    }),
-  );
-  const lat = [];
-  for (let step = 1; step <= 100; step++) {
-    const t0 = performance.now();
-    const got = clients.map((c) => new Promise((r) => c.once('metrics', () => r(performance.now() - t0))));
-    await sink.metrics(step, { 'train/reward/mean': step, 'train/success': step / 100 });
-    lat.push(...(await Promise.all(got)));
+// 3. live latency: worker write → socket clients, for each client count (BENCH_CLIENTS, comma-separated); the
+// clients live in a child process, so their decoding does not share the API's event loop
+if (ONLY.has('live'))
+  for (const clients of CLIENT_COUNTS) {
+    const run = await newRun();
+    const sink = new DbSink(db, run.id);
+    const child = fork(fileURLToPath(new URL('./bench-live-clients.mjs', import.meta.url)), [
+      JSON.stringify({ url: base, token, runId: run.id, clients }),
+    ]);
+    const message = (type) => new Promise((r, j) => (child.on('message', (m) => m.type === type && r(m)), child.once('exit', j)));
+    await message('ready');
+    const written = new Map();
+    for (let step = 1; step <= 100; step++) {
+      written.set(step, performance.timeOrigin + performance.now());
+      await sink.metrics(step, { 'train/reward/mean': step, 'train/success': step / 100 });
+      await sink.flush();
+      await new Promise((r) => setTimeout(r, 20)); // a trainer's steps are seconds apart, not back to back
+    }
+    await new Promise((r) => setTimeout(r, 2000)); // the last events reach every client
+    const answer = message('arrivals');
+    child.send({ type: 'done' });
+    const { arrivals } = await answer;
+    const lat = Object.entries(arrivals).flatMap(([step, ts]) => ts.map((t) => t - written.get(Number(step))));
+    const missing = clients * 100 - lat.length;
+    log(
+      `live latency (write → ${fmt(clients)} socket clients, 100 steps): p50 ${pct(lat, 50).toFixed(1)} ms, p95 ${pct(lat, 95).toFixed(1)} ms${missing ? `, ${fmt(missing)} events MISSING` : ''}`,
+    );
   }
-  for (const c of clients) c.disconnect();
-  log(`live latency (write → ${CLIENTS} socket clients, 100 steps): p50 ${pct(lat, 50).toFixed(1)} ms, p95 ${pct(lat, 95).toFixed(1)} ms`);
-}
 
-// 4. trajectory list and replay with TURNS turns stored (generated in SQL: 20 turns a trajectory)
-if (ONLY.has('trajectories')) {
-  const run = await newRun();
-  const trajectories = Math.ceil(TURNS / 20);
-  const steps = Math.ceil(trajectories / 128);
+// 4. trajectory queries as the turn tables grow (BENCH_SCALES turns in all, e.g. 1000000,10000000): the
+// queried run holds BENCH_TURNS turns (a paper-size run is about 160,000); filler runs make up the rest
+/** Store `turns` turns (20 a trajectory, 128 trajectories a step) in run `runId`, generated in SQL. */
+async function storeTurns(runId, turns) {
   const t0 = performance.now();
   const c = new pg.Client({ connectionString: url });
   await c.connect();
+  const trajectories = Math.ceil(turns / 20);
+  const steps = Math.ceil(trajectories / 128);
   await c.query(
     `INSERT INTO trajectories (id, run_id, step, split, group_index, index_in_group, seed, environment, success, total_reward, num_turns, num_actions, kept_by_filter, flags)
      SELECT gen_random_uuid(), $1, 1 + (i / 128), 'train', (i % 128) / 16, i % 16, i, 'sokoban', i % 7 = 0, (i % 23) - 5.0, 20, 40, i % 2 = 0,
             CASE WHEN i % 11 = 0 THEN ARRAY['think-answer-mismatch'] WHEN i % 5 = 0 THEN ARRAY['hallucinated'] ELSE ARRAY[]::text[] END
      FROM generate_series(0, $2 - 1) AS i`,
-    [run.id, trajectories],
+    [runId, trajectories],
   );
   await c.query(
     `INSERT INTO turns (trajectory_id, index, observation, state_snapshot, raw_reply, think, answer, parsed_actions, valid_actions, format_ok, actions_valid, effective_count, reward, done, prompt_tokens, response_tokens)
@@ -128,27 +170,23 @@ if (ONLY.has('trajectories')) {
             '<think>the box is below me, push it down</think><answer>Down</answer>', 'the box is below me, push it down', 'Down',
             ARRAY['Down'], ARRAY['Down'], true, true, 1, -0.1, k = 19, 60, 20
      FROM trajectories t CROSS JOIN generate_series(0, 19) AS k WHERE t.run_id = $1`,
-    [run.id],
+    [runId],
   );
   // every fifth trajectory is hallucinated: its turns carry a contradicted claim of one of 8 kinds
-  await c.query(`UPDATE trajectories SET hallucinated = true WHERE run_id = $1 AND 'hallucinated' = ANY(flags)`, [run.id]);
+  await c.query(`UPDATE trajectories SET hallucinated = true WHERE run_id = $1 AND 'hallucinated' = ANY(flags)`, [runId]);
   await c.query(
     `UPDATE turns u SET diagnostics = jsonb_build_object('v', 1, 'contradicted', 1, 'claims', jsonb_build_array(jsonb_build_object(
        'kind', 'position', 'pattern', 'kind ' || (t.seed % 8), 'text', 'the box is at (2, 2)', 'span', jsonb_build_array(0, 19),
        'negated', false, 'verdict', 'contradicted', 'evidence', 'box is at (3, 2), not (2, 2)')))
      FROM trajectories t WHERE t.id = u.trajectory_id AND t.run_id = $1 AND t.hallucinated`,
-    [run.id],
+    [runId],
   );
-  await c.query('ANALYZE trajectories; ANALYZE turns;');
-  const stored = (await c.query('SELECT count(*)::int AS n FROM turns')).rows[0].n;
-  // tables with their indexes and TOAST: what retention (POST /api/runs/:id/prune) frees per million turns
-  const bytes = Number((await c.query(`SELECT pg_total_relation_size('turns') + pg_total_relation_size('trajectories') AS b`)).rows[0].b);
   await c.end();
-  log(
-    `stored ${fmt(stored)} turns in ${fmt(trajectories)} trajectories over ${steps} steps (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
-  );
-  log(`disk: ${fmt(bytes / 2 ** 20 / (stored / 1e6))} MiB per 1M turns (turns + trajectories with indexes)`);
+  return { steps, seconds: (performance.now() - t0) / 1000 };
+}
 
+/** p50/p95 of each trajectory query on run `runId` (`steps` steps of trajectories). */
+async function trajectoryQueries(runId, steps) {
   const ids = [];
   const listLat = [];
   const queries = [
@@ -160,7 +198,7 @@ if (ONLY.has('trajectories')) {
   for (let i = 0; i < 200; i++) {
     const s = 1 + ((i * 7919) % steps);
     const t1 = performance.now();
-    const page = await api('GET', `/api/runs/${run.id}/trajectories${queries[i % queries.length](s)}`, undefined, token);
+    const page = await api('GET', `/api/runs/${runId}/trajectories${queries[i % queries.length](s)}`, undefined, token);
     listLat.push(performance.now() - t1);
     if (page.items[0]) ids.push(page.items[0].id);
   }
@@ -171,22 +209,77 @@ if (ONLY.has('trajectories')) {
     replayLat.push(performance.now() - t1);
     if (t.turns.length !== 20) throw new Error('replay returned a partial trajectory');
   }
-  log(`trajectory list (200 filtered pages): p50 ${pct(listLat, 50).toFixed(1)} ms, p95 ${pct(listLat, 95).toFixed(1)} ms`);
   const hallLat = [];
   const diagLat = [];
   for (let i = 0; i < 100; i++) {
     const s = 1 + ((i * 7919) % steps);
     let t1 = performance.now();
-    await api('GET', `/api/runs/${run.id}/trajectories?hallucinated=true&from=${s}&to=${s + 10}&limit=100`, undefined, token);
+    await api('GET', `/api/runs/${runId}/trajectories?hallucinated=true&from=${s}&to=${s + 10}&limit=100`, undefined, token);
     hallLat.push(performance.now() - t1);
     t1 = performance.now();
-    const d = await api('GET', `/api/runs/${run.id}/diagnostics?from=${s}&to=${s + 10}`, undefined, token);
+    const d = await api('GET', `/api/runs/${runId}/diagnostics?from=${s}&to=${s + 10}`, undefined, token);
     diagLat.push(performance.now() - t1);
     if (s + 10 <= steps && d.contradicted.length !== 8) throw new Error('diagnostics summary is missing claim kinds');
   }
-  log(`hallucinated trajectories of a run in 10 steps (100): p50 ${pct(hallLat, 50).toFixed(1)} ms, p95 ${pct(hallLat, 95).toFixed(1)} ms`);
-  log(`diagnostics summary of 10 steps (100): p50 ${pct(diagLat, 50).toFixed(1)} ms, p95 ${pct(diagLat, 95).toFixed(1)} ms`);
-  log(`trajectory replay (200, 20 turns each): p50 ${pct(replayLat, 50).toFixed(1)} ms, p95 ${pct(replayLat, 95).toFixed(1)} ms`);
+  const p = (xs) => ({ p50: pct(xs, 50), p95: pct(xs, 95) });
+  return {
+    'trajectory list (200 filtered pages)': p(listLat),
+    'hallucinated trajectories in 10 steps (100)': p(hallLat),
+    'diagnostics summary of 10 steps (100)': p(diagLat),
+    'trajectory replay (200, 20 turns each)': p(replayLat),
+  };
+}
+
+if (ONLY.has('trajectories')) {
+  const target = await newRun();
+  const { steps } = await storeTurns(target.id, TURNS);
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const columns = [];
+  let total = TURNS;
+  for (const scale of SCALES) {
+    const t0 = performance.now();
+    while (total < scale) {
+      const filler = Math.min(2_000_000, scale - total);
+      await storeTurns((await newRun()).id, filler);
+      total += filler;
+    }
+    await c.query('ANALYZE trajectories; ANALYZE turns;');
+    const stored = (await c.query('SELECT count(*)::int AS n FROM turns')).rows[0].n;
+    // tables with their indexes and TOAST: what retention (POST /api/runs/:id/prune) frees per million turns
+    const bytes = Number((await c.query(`SELECT pg_total_relation_size('turns') + pg_total_relation_size('trajectories') AS b`)).rows[0].b);
+    log(
+      `stored ${fmt(stored)} turns (${((performance.now() - t0) / 1000).toFixed(0)} s to add); disk ${fmt(bytes / 2 ** 20 / (stored / 1e6))} MiB per 1M turns`,
+    );
+    columns.push({ stored, results: await trajectoryQueries(target.id, steps) });
+  }
+  const mid = Math.floor(steps / 2);
+  const page = await api('GET', `/api/runs/${target.id}/trajectories?from=${mid}&to=${mid + 20}&success=true&limit=20`, undefined, token);
+  await explain('trajectory list, 20 steps, successes', () =>
+    api('GET', `/api/runs/${target.id}/trajectories?from=${mid}&to=${mid + 20}&success=true&limit=100`, undefined, token),
+  );
+  await explain('trajectory list, next page (cursor)', () =>
+    api(
+      'GET',
+      `/api/runs/${target.id}/trajectories?from=${mid}&to=${mid + 20}&success=true&limit=20&cursor=${page.nextCursor}`,
+      undefined,
+      token,
+    ),
+  );
+  await explain('hallucinated trajectories of 10 steps', () =>
+    api('GET', `/api/runs/${target.id}/trajectories?hallucinated=true&from=${mid}&to=${mid + 10}&limit=100`, undefined, token),
+  );
+  await explain('diagnostics summary of 10 steps', () =>
+    api('GET', `/api/runs/${target.id}/diagnostics?from=${mid}&to=${mid + 10}`, undefined, token),
+  );
+  await explain('trajectory replay', () => api('GET', `/api/trajectories/${page.items[0].id}`, undefined, token));
+  await c.end();
+  log(`\nqueries on a run of ${fmt(TURNS)} turns, p50 / p95 ms, by turns stored in all:`);
+  log(`| query | ${columns.map((col) => `${fmt(col.stored)} turns`).join(' | ')} |`);
+  log(`|---|${columns.map(() => '---|').join('')}`);
+  for (const q of Object.keys(columns[0].results))
+    log(`| ${q} | ${columns.map((col) => `${col.results[q].p50.toFixed(1)} / ${col.results[q].p95.toFixed(1)}`).join(' | ')} |`);
+  log('');
 }
 
 // 5. the runs list with 10,000 runs in the team (filters, search, sort, cursor pages)
@@ -232,6 +325,8 @@ if (ONLY.has('runs')) {
   log(
     `runs list, ${fmt(total)} runs in the team (200 pages: filters, search, sort, cursors): p50 ${pct(lat, 50).toFixed(1)} ms, p95 ${pct(lat, 95).toFixed(1)} ms`,
   );
+  await explain('runs list, first page, two statuses', () => api('GET', '/api/runs?status=running,failed', undefined, token));
+  await explain('runs list, search', () => api('GET', '/api/runs?q=run 12', undefined, token));
 }
 
 await app.close();
