@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { StoredTurnFields } from '@starpo/contracts';
-import type { Db } from '../client.js';
-import { assertLease } from './leases.js';
+import { poolOf, type Db } from '../client.js';
+import { LeaseLostError } from './leases.js';
 import { pgJson, pgText } from './pg-text.js';
 
 export interface TurnInput extends StoredTurnFields {
@@ -28,75 +28,110 @@ export interface TrajectoryInput {
   turns: TurnInput[];
 }
 
-/** A 1 MB batch of several thousand turns can outlast Prisma's 5 s transaction default on a busy machine. */
-const LONG_TRANSACTION = { timeout: 60_000, maxWait: 10_000 };
+/** Columns as arrays for one unnest: node-postgres sends each as one parameter. */
+const column = <T, V>(rows: T[], f: (r: T) => V): V[] => rows.map(f);
+const json = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(pgJson(v)));
 
 /**
- * Insert trajectories and all their turns in two multi-row statements, inside one transaction.
- * Re-inserting the same (run, step, split, group, index) replaces it, so a resumed step never
- * leaves duplicates; two items of one call must not share that identity.
+ * Insert trajectories and all their turns, inside one transaction, in three statements over unnested
+ * column arrays sent straight through node-postgres (Prisma's multi-row createMany spent most of its
+ * time turning every field into a parameter). Re-inserting the same (run, step, split, group, index)
+ * replaces it, so a resumed step never leaves duplicates; two items of one call must not share that
+ * identity. With `lease`, nothing is written unless the run still carries it (LeaseLostError).
  */
 export async function insertTrajectories(db: Db, runId: string, items: TrajectoryInput[], opts: { lease?: number } = {}): Promise<number> {
   if (!items.length) return 0;
-  const withIds = items.map((t) => ({ id: randomUUID(), t }));
-  await db.$transaction(async (tx) => {
-    if (opts.lease !== undefined) await assertLease(tx, runId, opts.lease);
+  const ids = items.map(() => randomUUID());
+  const turns = items.flatMap((t, i) => t.turns.map((u) => ({ id: ids[i]!, u })));
+  const client = await poolOf(db).connect();
+  let failure: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    if (opts.lease !== undefined) {
+      const { rows } = await client.query<{ lease_epoch: number }>('SELECT lease_epoch FROM runs WHERE id = $1::uuid FOR SHARE', [runId]);
+      if (rows[0]?.lease_epoch !== opts.lease) throw new LeaseLostError(runId, opts.lease);
+    }
     // writers of one run take turns: two concurrent replays of a batch would both find nothing to
     // delete and then collide on the unique identity
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${runId}, 0))`;
-    for (const step of new Set(items.map((t) => t.step))) {
-      const keys = items.filter((t) => t.step === step);
-      await tx.trajectory.deleteMany({
-        where: { runId, step, OR: keys.map((t) => ({ split: t.split, groupIndex: t.group, indexInGroup: t.indexInGroup })) },
-      });
-    }
-    await tx.trajectory.createMany({
-      data: withIds.map(({ id, t }) => ({
-        id,
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [runId]);
+    const identity = [
+      column(items, (t) => t.step),
+      column(items, (t) => t.split),
+      column(items, (t) => t.group),
+      column(items, (t) => t.indexInGroup),
+    ];
+    await client.query(
+      `DELETE FROM trajectories t USING unnest($2::int[], $3::text[], $4::int[], $5::int[]) AS k(step, split, g, i)
+       WHERE t.run_id = $1::uuid AND t.step = k.step AND t.split = k.split::"Split" AND t.group_index = k.g AND t.index_in_group = k.i`,
+      [runId, ...identity],
+    );
+    await client.query(
+      `INSERT INTO trajectories (id, run_id, step, split, group_index, index_in_group, seed, environment, success, total_reward,
+                                 num_turns, num_actions, kept_by_filter, hallucinated, flags, final_snapshot)
+       SELECT id, $1::uuid, step, split::"Split", g, i, seed, env, success, reward, turns, actions, kept, hallucinated,
+              ARRAY(SELECT jsonb_array_elements_text(flags)), final
+       FROM unnest($2::uuid[], $3::int[], $4::text[], $5::int[], $6::int[], $7::int[], $8::text[], $9::bool[], $10::float8[],
+                   $11::int[], $12::int[], $13::bool[], $14::bool[], $15::jsonb[], $16::jsonb[])
+         AS v(id, step, split, g, i, seed, env, success, reward, turns, actions, kept, hallucinated, flags, final)`,
+      [
         runId,
-        step: t.step,
-        split: t.split,
-        groupIndex: t.group,
-        indexInGroup: t.indexInGroup,
-        seed: t.seed,
-        environment: t.env,
-        success: t.success,
-        totalReward: t.totalReward,
-        numTurns: t.turns.length,
-        numActions: t.numActions,
-        keptByFilter: t.keptByFilter,
-        hallucinated: t.hallucinated ?? false,
-        flags: (t.flags ?? []).map(pgText),
-        finalSnapshot: (t.finalSnapshot === undefined ? undefined : pgJson(t.finalSnapshot)) as object | undefined,
-      })),
-    });
-    await tx.turn.createMany({
-      data: withIds.flatMap(({ id, t }) =>
-        t.turns.map((u) => ({
-          trajectoryId: id,
-          index: u.index,
-          observation: pgText(u.observation),
-          stateSnapshot: pgJson(u.snapshot) as object,
-          rawReply: pgText(u.rawReply),
-          think: pgText(u.think),
-          answer: pgText(u.answer),
-          parsedActions: u.parsedActions.map(pgText),
-          validActions: u.validActions.map(pgText),
-          formatOk: u.formatOk,
-          actionsValid: u.formatOk && u.validActions.length > 0 && u.validActions.length === u.parsedActions.length,
-          effectiveCount: u.effectiveCount,
-          reward: u.reward,
-          done: u.done,
-          promptTokens: u.promptTokens,
-          responseTokens: u.responseTokens,
-          meanLogProb: u.meanLogProb,
-          meanEntropy: u.meanEntropy,
-          advantage: u.advantage ?? null,
-          diagnostics: (u.diagnostics === undefined ? undefined : pgJson(u.diagnostics)) as object | undefined,
-        })),
-      ),
-    });
-  }, LONG_TRANSACTION);
+        ids,
+        ...identity,
+        column(items, (t) => t.seed),
+        column(items, (t) => t.env),
+        column(items, (t) => t.success),
+        column(items, (t) => t.totalReward),
+        column(items, (t) => t.turns.length),
+        column(items, (t) => t.numActions),
+        column(items, (t) => t.keptByFilter),
+        column(items, (t) => t.hallucinated ?? false),
+        column(items, (t) => JSON.stringify((t.flags ?? []).map(pgText))),
+        column(items, (t) => json(t.finalSnapshot)),
+      ],
+    );
+    await client.query(
+      `INSERT INTO turns (trajectory_id, index, observation, state_snapshot, raw_reply, think, answer, parsed_actions, valid_actions,
+                          format_ok, actions_valid, effective_count, reward, done, prompt_tokens, response_tokens, mean_log_prob,
+                          mean_entropy, advantage, diagnostics)
+       SELECT id, idx, obs, snap, raw, think, answer, ARRAY(SELECT jsonb_array_elements_text(parsed)), ARRAY(SELECT jsonb_array_elements_text(valid)),
+              format_ok, actions_valid, effective, reward, done, prompt, response, logp, entropy, advantage, diag
+       FROM unnest($1::uuid[], $2::int[], $3::text[], $4::jsonb[], $5::text[], $6::text[], $7::text[], $8::jsonb[], $9::jsonb[],
+                   $10::bool[], $11::bool[], $12::int[], $13::float8[], $14::bool[], $15::int[], $16::int[], $17::float8[],
+                   $18::float8[], $19::float8[], $20::jsonb[])
+         AS v(id, idx, obs, snap, raw, think, answer, parsed, valid, format_ok, actions_valid, effective, reward, done, prompt, response,
+              logp, entropy, advantage, diag)`,
+      [
+        column(turns, (r) => r.id),
+        column(turns, (r) => r.u.index),
+        column(turns, (r) => pgText(r.u.observation)),
+        column(turns, (r) => json(r.u.snapshot) ?? 'null'),
+        column(turns, (r) => pgText(r.u.rawReply)),
+        column(turns, (r) => pgText(r.u.think)),
+        column(turns, (r) => pgText(r.u.answer)),
+        column(turns, (r) => JSON.stringify(r.u.parsedActions.map(pgText))),
+        column(turns, (r) => JSON.stringify(r.u.validActions.map(pgText))),
+        column(turns, (r) => r.u.formatOk),
+        column(turns, (r) => r.u.formatOk && r.u.validActions.length > 0 && r.u.validActions.length === r.u.parsedActions.length),
+        column(turns, (r) => r.u.effectiveCount),
+        column(turns, (r) => r.u.reward),
+        column(turns, (r) => r.u.done),
+        column(turns, (r) => r.u.promptTokens),
+        column(turns, (r) => r.u.responseTokens),
+        column(turns, (r) => r.u.meanLogProb),
+        column(turns, (r) => r.u.meanEntropy),
+        column(turns, (r) => r.u.advantage ?? null),
+        column(turns, (r) => json(r.u.diagnostics)),
+      ],
+    );
+    await client.query('COMMIT');
+  } catch (e) {
+    failure = e as Error;
+    await client.query('ROLLBACK').catch(() => {});
+    throw e;
+  } finally {
+    // a connection that failed mid-transaction is dropped rather than handed to the next caller
+    client.release(failure && !(failure instanceof LeaseLostError) ? failure : undefined);
+  }
   return items.length;
 }
 
