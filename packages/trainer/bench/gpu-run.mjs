@@ -1,8 +1,10 @@
 // The GPU check's runner (bundled by scripts/gpu-check.mjs; run it through the bundle's run.sh):
-// reports the tensor backend this machine gives, bench:policy at starpo-tiny sizes and at the
-// Qwen2.5-0.5B shape, and three quick-cpu steps with their phase times. Everything it prints also
-// goes to $OUT/gpu-check.log when OUT is set. --dry-run: wasm, tiny sizes, one short step (CI);
-// --probe: only what Dawn finds.
+// probes the GPU backends (webgpu through Dawn, tensorflow through tfjs-node-gpu), prints the CPU
+// (wasm) figure of bench:policy, then for each GPU backend that loaded bench:policy at starpo-tiny
+// sizes and the Qwen2.5-0.5B shape and two quick-cpu steps with their phase times, each named by its
+// backend (STARPO_BACKEND, which refuses to fall back). Under 10 minutes in all. Exits 2, saying so,
+// when no GPU backend loads. Everything it prints also goes to $OUT/gpu-check.log when OUT is set.
+// --dry-run: wasm, tiny sizes, one short step (CI); --probe: only the probes.
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -19,8 +21,12 @@ const say = (text) => {
 const line = (text) => say(`${text}\n`);
 const started = Date.now();
 
+/** The whole check stays under 10 minutes: no part runs past this many seconds from the start. */
+const BUDGET_S = 570;
+
 /** Run a bundled script with extra environment; its output is shown and logged as it comes. */
-function run(script, env, limitS) {
+function run(script, env, wantS) {
+  const limitS = Math.max(1, Math.min(wantS, BUDGET_S - (Date.now() - started) / 1000));
   return new Promise((resolve) => {
     line(
       `\n$ ${Object.entries(env)
@@ -73,12 +79,24 @@ async function probeWebgpu() {
 line(`GPU check${dry ? ' (dry run: wasm, tiny sizes)' : ''}: Node ${process.version}, ${process.platform}-${process.arch}`);
 line(`VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? '(unset)'}  LD_LIBRARY_PATH=${process.env.LD_LIBRARY_PATH ?? '(unset)'}`);
 const base = existsSync(path.join(here, 'base', 'config.json')) ? path.join(here, 'base') : 'starpo-tiny/tiny';
-let gpu = { found: false, note: 'not probed (dry run)' };
-if (!dry) {
-  gpu = await probeWebgpu();
-  line(`webgpu adapter: ${gpu.note}${gpu.found ? '' : ' — no GPU backend: the wasm figures below are the CPU fallback'}`);
+/** Whether tfjs-node-gpu loads with its CUDA libtensorflow (the bundle carries it only when the build machine could fetch it). */
+async function probeTensorflow() {
+  try {
+    await import('@tensorflow/tfjs-node-gpu');
+    return { found: true, note: 'tfjs-node-gpu loaded' };
+  } catch (e) {
+    return { found: false, note: `tfjs-node-gpu did not load: ${String(e.message ?? e).split('\n')[0]}` };
+  }
 }
-if (process.argv.includes('--probe')) process.exit(gpu.found ? 0 : 1);
+
+const gpus = {};
+if (!dry) {
+  gpus.webgpu = await probeWebgpu();
+  gpus.tensorflow = await probeTensorflow();
+  for (const [name, g] of Object.entries(gpus)) line(`${name}: ${g.found ? 'LOADED' : 'not loaded'} — ${g.note}`);
+}
+const loaded = Object.keys(gpus).filter((name) => gpus[name].found);
+if (process.argv.includes('--probe')) process.exit(loaded.length ? 0 : 2);
 const backend = dry ? { STARPO_BACKEND: 'wasm' } : {};
 const results = [];
 if (dry) {
@@ -98,14 +116,24 @@ if (dry) {
     ),
   );
 } else {
-  results.push(await run('policy.bench.js', { ...backend, SIZES: 'nano,tiny,small' }, 900));
-  // the 0.5B shape on a CPU fallback would take hours: only with a GPU adapter
-  if (gpu.found)
+  // the CPU figure first, so a failing GPU still leaves the reference in the log
+  results.push(await run('policy.bench.js', { STARPO_BACKEND: 'wasm', SIZES: 'tiny' }, 100));
+  for (const name of loaded) {
+    const on = { STARPO_BACKEND: name };
+    results.push(await run('policy.bench.js', { ...on, SIZES: 'tiny,small' }, 100));
     results.push(
-      await run('policy.bench.js', { ...backend, SIZES: 'qwen2.5-0.5b', BATCH: 16, PROMPT: 256, NEW: 32, UPDATE_BATCH: 8, REPS: 2 }, 1200),
+      await run('policy.bench.js', { ...on, SIZES: 'qwen2.5-0.5b', BATCH: 16, PROMPT: 256, NEW: 32, UPDATE_BATCH: 8, REPS: 2 }, 100),
     );
-  else line('\nQwen2.5-0.5B shape skipped: no GPU adapter');
-  results.push(await run('step.bench.js', { ...backend, ARMS: 'new', STEPS: 3, BASE: base, ...(gpu.found ? { THREADS: 1 } : {}) }, 1800));
+    results.push(await run('step.bench.js', { ...on, ARMS: 'new', STEPS: 2, THREADS: 1, BASE: base }, 150));
+  }
+  if (!loaded.length) {
+    line(
+      `\nFAILED: no GPU backend loaded (${Object.entries(gpus)
+        .map(([n, g]) => `${n}: ${g.note}`)
+        .join('; ')}). Only the CPU figure above ran.`,
+    );
+    process.exit(2);
+  }
 }
 const failed = results.filter((r) => !r.ok).length;
 line(
