@@ -7,7 +7,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createApp } from '@starpo/api/bootstrap';
 import { benchDatabase } from './bench-database.mjs';
-import { createDb, migrate } from '@starpo/db';
+import { createDb, INDEX_CLAIMS_SQL, migrate } from '@starpo/db';
 import { DbSink } from '../apps/worker/dist/db-sink.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 1_000_000);
@@ -46,7 +46,9 @@ async function explain(label, call) {
   capturing = false;
   const c = new pg.Client({ connectionString: url });
   await c.connect();
-  for (const { text, values } of captured.filter((q) => /^\s*(SELECT|WITH)/i.test(q.text) && /trajectories|turns|runs/.test(q.text))) {
+  for (const { text, values } of captured.filter(
+    (q) => /^\s*(SELECT|WITH)/i.test(q.text) && /trajectories|turns|runs|contradicted_claims/.test(q.text),
+  )) {
     const plan = (await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, values)).rows.map((r) => r['QUERY PLAN']);
     log(`\n#### ${label}\n\n\`\`\`sql\n${text.trim()}\n\`\`\`\n\n\`\`\`text\n${plan.join('\n')}\n\`\`\``);
   }
@@ -181,6 +183,9 @@ async function storeTurns(runId, turns) {
      FROM trajectories t WHERE t.id = u.trajectory_id AND t.run_id = $1 AND t.hallucinated`,
     [runId],
   );
+  // as every writer of diagnostics does, index the contradicted claims
+  const { rows } = await c.query('SELECT array_agg(id) AS ids FROM trajectories WHERE run_id = $1 AND hallucinated', [runId]);
+  await c.query(INDEX_CLAIMS_SQL, [rows[0].ids ?? []]);
   await c.end();
   return { steps, seconds: (performance.now() - t0) / 1000 };
 }

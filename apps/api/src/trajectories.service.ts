@@ -9,7 +9,7 @@ import {
   type TrajectoryDetail,
   type TrajectorySummary,
 } from '@starpo/contracts';
-import type { Db, Prisma, Trajectory } from '@starpo/db';
+import { contradictedClaimSummary, type Db, type Prisma, type Trajectory } from '@starpo/db';
 import type { Actor } from './auth/actor.js';
 import { DB } from './di-tokens.js';
 import { isUuid } from './validation.js';
@@ -74,59 +74,26 @@ export class TrajectoriesService {
 
   /**
    * Flag counts and the most frequent contradicted claims of a run in a step range, with example
-   * turns. Only hallucinated trajectories hold contradicted claims, so the scan starts from the
-   * (run_id, hallucinated, step) index.
+   * turns (the claims come from their index, contradicted_claims).
    */
   async diagnostics(runId: string, q: DiagnosticsQuery): Promise<DiagnosticsSummary> {
     const from = q.from ?? 0;
     const to = q.to ?? 2_147_483_647;
     const split = q.split ?? null;
-    const flagRows = await this.db.$queryRaw<{ flag: string; n: bigint }[]>`
-      SELECT f.flag, count(*) AS n
-      FROM trajectories t CROSS JOIN LATERAL unnest(t.flags) AS f(flag)
-      WHERE t.run_id = ${runId}::uuid AND t.step BETWEEN ${from} AND ${to} AND (${split}::text IS NULL OR t.split::text = ${split})
-      GROUP BY f.flag`;
-    const claimRows = await this.db.$queryRaw<
-      {
-        pattern: string;
-        n: bigint;
-        trajectory_id: string;
-        step: number;
-        split: 'train' | 'val';
-        turn: number;
-        text: string;
-        evidence: string | null;
-      }[]
-    >`
-      WITH c AS (
-        SELECT t.id AS trajectory_id, t.step, t.split::text AS split, u.index AS turn,
-               claim->>'pattern' AS pattern, claim->>'text' AS text, claim->>'evidence' AS evidence
-        FROM trajectories t
-        JOIN turns u ON u.trajectory_id = t.id
-        CROSS JOIN LATERAL jsonb_array_elements(COALESCE(u.diagnostics->'claims', '[]'::jsonb)) AS claim
-        WHERE t.run_id = ${runId}::uuid AND t.hallucinated AND t.step BETWEEN ${from} AND ${to}
-          AND (${split}::text IS NULL OR t.split::text = ${split}) AND claim->>'verdict' = 'contradicted'
-      ), per_turn AS (
-        -- one example per turn, however many of its sentences make the same kind of false claim
-        SELECT pattern, trajectory_id, step, split, turn, min(text) AS text, min(evidence) AS evidence, count(*) AS claims
-        FROM c GROUP BY pattern, trajectory_id, step, split, turn
-      ), ranked AS (
-        SELECT *, (sum(claims) OVER (PARTITION BY pattern))::int AS n,
-               row_number() OVER (PARTITION BY pattern ORDER BY step DESC, trajectory_id, turn) AS k
-        FROM per_turn
-      )
-      SELECT pattern, n, trajectory_id, step, split, turn, text, evidence FROM ranked
-      WHERE k <= ${q.examples} ORDER BY n DESC, pattern, k`;
+    // three independent reads, each by an index led by the run
+    const [flagRows, claimRows, trajectories] = await Promise.all([
+      this.db.$queryRaw<{ flag: string; n: bigint }[]>`
+        SELECT f.flag, count(*) AS n
+        FROM trajectories t CROSS JOIN LATERAL unnest(t.flags) AS f(flag)
+        WHERE t.run_id = ${runId}::uuid AND t.step BETWEEN ${from} AND ${to} AND (${split}::text IS NULL OR t.split::text = ${split})
+        GROUP BY f.flag`,
+      contradictedClaimSummary(this.db, runId, { from, to, split, limit: q.limit, examples: q.examples }),
+      this.db.trajectory.count({ where: { runId, step: { gte: from, lte: to }, ...(split ? { split } : {}) } }),
+    ]);
     const flags = Object.fromEntries(flagRows.map((r) => [r.flag, Number(r.n)]));
-    const trajectories = await this.db.trajectory.count({
-      where: { runId, step: { gte: from, lte: to }, ...(split ? { split: split as 'train' | 'val' } : {}) },
-    });
     const groups = new Map<string, { pattern: string; count: number; examples: ClaimExample[] }>();
     for (const r of claimRows) {
-      if (!groups.has(r.pattern)) {
-        if (groups.size >= q.limit) continue;
-        groups.set(r.pattern, { pattern: r.pattern, count: Number(r.n), examples: [] });
-      }
+      if (!groups.has(r.pattern)) groups.set(r.pattern, { pattern: r.pattern, count: r.n, examples: [] });
       groups
         .get(r.pattern)!
         .examples.push({ trajectoryId: r.trajectory_id, step: r.step, split: r.split, turn: r.turn, text: r.text, evidence: r.evidence });

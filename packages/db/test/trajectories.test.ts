@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NUL_REPLACEMENT, insertTrajectories, type Db, type TurnInput } from '../src/index.js';
+import {
+  NUL_REPLACEMENT,
+  contradictedClaimSummary,
+  insertTrajectories,
+  updateDiagnostics,
+  type Db,
+  type TrajectoryInput,
+  type TurnInput,
+} from '../src/index.js';
 import { databaseWithRun, type TestRun } from '../src/testing.js';
 
 function turn(over: Partial<TurnInput>): TurnInput {
@@ -24,19 +32,10 @@ function turn(over: Partial<TurnInput>): TurnInput {
   };
 }
 
-describe('insertTrajectories', () => {
-  let fixture: TestRun;
-  let db: Db;
-  let runId: string;
-  beforeAll(async () => {
-    fixture = await databaseWithRun('sokoban');
-    ({ db, runId } = fixture);
-  });
-  afterAll(() => fixture.close());
-
-  const traj = (turns: TurnInput[]) => ({
+function traj(turns: TurnInput[], over: Partial<TrajectoryInput> = {}): TrajectoryInput {
+  return {
     step: 1,
-    split: 'train' as const,
+    split: 'train',
     group: 0,
     indexInGroup: 0,
     seed: 7,
@@ -46,16 +45,33 @@ describe('insertTrajectories', () => {
     numActions: 0,
     keptByFilter: true,
     turns,
+    ...over,
+  };
+}
+
+/** A migrated database holding one Sokoban run, for the tests of one describe block. */
+function withRun(): { db: Db; runId: string } {
+  let fixture: TestRun;
+  const ctx = {} as { db: Db; runId: string };
+  beforeAll(async () => {
+    fixture = await databaseWithRun('sokoban');
+    Object.assign(ctx, { db: fixture.db, runId: fixture.runId });
   });
+  afterAll(() => fixture.close());
+  return ctx;
+}
+
+describe('insertTrajectories', () => {
+  const ctx = withRun();
 
   it('stores malformed model output with NUL bytes (as ␀) and keeps every other character', async () => {
     const raw = 'a\u0000b <think>é 漢 😀</think><answer>Up\u0000</answer';
-    await insertTrajectories(db, runId, [
+    await insertTrajectories(ctx.db, ctx.runId, [
       traj([
         turn({ rawReply: raw, think: 'x\u0000', answer: '', diagnostics: { 'k\u0000': ['v\u0000', 1, null] }, snapshot: { s: '\u0000' } }),
       ]),
     ]);
-    const [stored] = await db.turn.findMany({ where: { trajectory: { runId } } });
+    const [stored] = await ctx.db.turn.findMany({ where: { trajectory: { runId: ctx.runId } } });
     expect(stored!.rawReply).toBe(raw.replaceAll('\u0000', NUL_REPLACEMENT));
     expect(stored!.think).toBe(`x${NUL_REPLACEMENT}`);
     expect(stored!.diagnostics).toEqual({ [`k${NUL_REPLACEMENT}`]: [`v${NUL_REPLACEMENT}`, 1, null] });
@@ -63,9 +79,71 @@ describe('insertTrajectories', () => {
   });
 
   it('re-inserting the same step replaces the trajectory instead of duplicating it', async () => {
-    await insertTrajectories(db, runId, [traj([turn({ rawReply: 'second' }), turn({ index: 1, rawReply: 'third' })])]);
-    const all = await db.trajectory.findMany({ where: { runId }, include: { turns: { orderBy: { index: 'asc' } } } });
+    await insertTrajectories(ctx.db, ctx.runId, [traj([turn({ rawReply: 'second' }), turn({ index: 1, rawReply: 'third' })])]);
+    const all = await ctx.db.trajectory.findMany({ where: { runId: ctx.runId }, include: { turns: { orderBy: { index: 'asc' } } } });
     expect(all).toHaveLength(1);
     expect(all[0]!.turns.map((u) => u.rawReply)).toEqual(['second', 'third']);
+  });
+});
+
+describe('contradicted_claims follows the turns it indexes', () => {
+  const ctx = withRun();
+  const claim = (pattern: string, verdict: string, text = `${pattern} claim`) => ({
+    pattern,
+    verdict,
+    text,
+    evidence: `${pattern} evidence`,
+  });
+  /** A flagged trajectory at `step` whose turns hold these claims. */
+  const claimed = (step: number, claims: unknown[][]) =>
+    traj(
+      claims.map((c, index) => turn({ index, diagnostics: { claims: c } })),
+      { step, hallucinated: true },
+    );
+  const summary = () => contradictedClaimSummary(ctx.db, ctx.runId, { from: 0, to: 100, split: null, limit: 10, examples: 5 });
+  const indexed = () =>
+    ctx.db.contradictedClaim.findMany({ where: { runId: ctx.runId }, orderBy: [{ step: 'asc' }, { turn: 'asc' }, { pattern: 'asc' }] });
+
+  it('indexes only contradicted claims, one row per turn and pattern, on insert', async () => {
+    await insertTrajectories(ctx.db, ctx.runId, [
+      claimed(1, [
+        [claim('box', 'contradicted', 'b'), claim('box', 'contradicted', 'a'), claim('wall', 'supported')],
+        [claim('goal', 'contradicted')],
+      ]),
+      claimed(2, [[claim('box', 'contradicted')], [claim('goal', 'unverifiable')]]),
+    ]);
+    expect((await indexed()).map((r) => [r.step, r.turn, r.pattern, r.claims, r.text])).toEqual([
+      [1, 0, 'box', 2, 'a'],
+      [1, 1, 'goal', 1, 'goal claim'],
+      [2, 0, 'box', 1, 'box claim'],
+    ]);
+    const rows = await summary();
+    expect(rows.map((r) => [r.pattern, r.n, r.step])).toEqual([
+      ['box', 3, 2],
+      ['box', 3, 1],
+      ['goal', 1, 1],
+    ]);
+  });
+
+  it('replaces the rows of a re-inserted trajectory and of re-checked diagnostics, and drops them with the trajectory', async () => {
+    await insertTrajectories(ctx.db, ctx.runId, [claimed(2, [[claim('wall', 'contradicted')]])]);
+    expect((await indexed()).filter((r) => r.step === 2).map((r) => r.pattern)).toEqual(['wall']);
+
+    const step1 = await ctx.db.trajectory.findFirstOrThrow({ where: { runId: ctx.runId, step: 1 } });
+    await updateDiagnostics(ctx.db, [
+      {
+        trajectoryId: step1.id,
+        hallucinated: false,
+        flags: [],
+        turns: [{ index: 0, diagnostics: { claims: [claim('box', 'supported')] } }],
+      },
+    ]);
+    expect((await indexed()).map((r) => [r.step, r.turn, r.pattern])).toEqual([
+      [1, 1, 'goal'],
+      [2, 0, 'wall'],
+    ]);
+
+    await ctx.db.trajectory.delete({ where: { id: step1.id } });
+    expect((await summary()).map((r) => r.pattern)).toEqual(['wall']);
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { StoredTurnFields } from '@starpo/contracts';
 import { poolOf, type Db } from '../client.js';
+import { hasContradictedClaim, INDEX_CLAIMS_SQL, UNINDEX_CLAIMS_SQL } from './claims.js';
 import { LeaseLostError } from './leases.js';
 import { pgJson, pgText } from './pg-text.js';
 
@@ -123,6 +124,8 @@ export async function insertTrajectories(db: Db, runId: string, items: Trajector
         column(turns, (r) => json(r.u.diagnostics)),
       ],
     );
+    const contradicted = ids.filter((_, i) => items[i]!.turns.some((u) => hasContradictedClaim(u.diagnostics)));
+    if (contradicted.length) await client.query(INDEX_CLAIMS_SQL, [contradicted]);
     await client.query('COMMIT');
   } catch (e) {
     failure = e as Error;
@@ -142,15 +145,16 @@ export interface DiagnosticsUpdate {
   turns: { index: number; diagnostics: unknown }[];
 }
 
-/** Replace the stored diagnostics and flags of trajectories (re-computed after the checker changed), in two statements. */
+/** Replace the stored diagnostics and flags of trajectories (re-computed after the checker changed), and their claim index. */
 export async function updateDiagnostics(db: Db, items: DiagnosticsUpdate[]): Promise<void> {
   if (!items.length) return;
   const turns = items.flatMap((t) => t.turns.map((u) => ({ id: t.trajectoryId, ...u })));
+  const ids = items.map((t) => t.trajectoryId);
   await db.$transaction([
     db.$executeRawUnsafe(
       `UPDATE trajectories AS t SET hallucinated = v.h, flags = ARRAY(SELECT jsonb_array_elements_text(v.f))
        FROM unnest($1::uuid[], $2::bool[], $3::jsonb[]) AS v(id, h, f) WHERE t.id = v.id`,
-      items.map((t) => t.trajectoryId),
+      ids,
       items.map((t) => t.hallucinated),
       items.map((t) => JSON.stringify(t.flags.map(pgText))),
     ),
@@ -161,5 +165,7 @@ export async function updateDiagnostics(db: Db, items: DiagnosticsUpdate[]): Pro
       turns.map((u) => u.index),
       turns.map((u) => JSON.stringify(pgJson(u.diagnostics))),
     ),
+    db.$executeRawUnsafe(UNINDEX_CLAIMS_SQL, ids),
+    db.$executeRawUnsafe(INDEX_CLAIMS_SQL, ids),
   ]);
 }
