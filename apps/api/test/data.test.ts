@@ -189,6 +189,11 @@ describe('metrics, trajectories, checkpoints, workers and ingestion', () => {
     const early = await get(`/api/runs/${run}/diagnostics?from=1&to=2&limit=1&examples=1`).expect(200);
     expect(early.body).toMatchObject({ from: 1, to: 2, trajectories: 4, flags: { hallucinated: 3 } });
     expect(early.body.contradicted).toEqual([{ pattern: 'box position', count: 4, examples: [expect.objectContaining({ step: 2 })] }]);
+    // every stored trajectory is a training one: the split filter keeps all of it, or none
+    const train = await get(`/api/runs/${run}/diagnostics?split=train`).expect(200);
+    expect(train.body.contradicted).toEqual(all.body.contradicted);
+    const val = await get(`/api/runs/${run}/diagnostics?split=val`).expect(200);
+    expect(val.body).toMatchObject({ trajectories: 0, flags: {}, contradicted: [] });
     const hallucinated = await get(`/api/runs/${run}/trajectories?hallucinated=true&from=3&to=4`).expect(200);
     expect(hallucinated.body.items).toHaveLength(3);
 
