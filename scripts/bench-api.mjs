@@ -7,7 +7,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createApp } from '@starpo/api/bootstrap';
 import { benchDatabase } from './bench-database.mjs';
-import { createDb, INDEX_CLAIMS_SQL, migrate } from '@starpo/db';
+import { createDb, INDEX_CLAIMS_SQL, migrate, refreshStepCounts } from '@starpo/db';
 import { DbSink } from '../apps/worker/dist/db-sink.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 1_000_000);
@@ -186,6 +186,13 @@ async function storeTurns(runId, turns) {
   // as every writer of diagnostics does, index the contradicted claims
   const { rows } = await c.query('SELECT array_agg(id) AS ids FROM trajectories WHERE run_id = $1 AND hallucinated', [runId]);
   await c.query(INDEX_CLAIMS_SQL, [rows[0].ids ?? []]);
+  // and recount the steps they wrote
+  const written = Array.from({ length: steps }, (_, i) => i + 1);
+  await refreshStepCounts(
+    c,
+    written.map(() => runId),
+    written,
+  );
   await c.end();
   return { steps, seconds: (performance.now() - t0) / 1000 };
 }

@@ -9,7 +9,7 @@ import {
   type TrajectoryDetail,
   type TrajectorySummary,
 } from '@starpo/contracts';
-import { contradictedClaimSummary, type Db, type Prisma, type Trajectory } from '@starpo/db';
+import { diagnosticsSummary, type Db, type Prisma, type Trajectory } from '@starpo/db';
 import type { Actor } from './auth/actor.js';
 import { DB } from './di-tokens.js';
 import { isUuid } from './validation.js';
@@ -74,31 +74,29 @@ export class TrajectoriesService {
 
   /**
    * Flag counts and the most frequent contradicted claims of a run in a step range, with example
-   * turns (the claims come from their index, contradicted_claims).
+   * turns: counts from the per-step rollup, examples from the claim index (diagnosticsSummary).
    */
   async diagnostics(runId: string, q: DiagnosticsQuery): Promise<DiagnosticsSummary> {
-    const from = q.from ?? 0;
-    const to = q.to ?? 2_147_483_647;
-    const split = q.split ?? null;
-    // three independent reads, each by an index led by the run
-    const [flagRows, claimRows, trajectories] = await Promise.all([
-      this.db.$queryRaw<{ flag: string; n: bigint }[]>`
-        SELECT f.flag, count(*) AS n
-        FROM trajectories t CROSS JOIN LATERAL unnest(t.flags) AS f(flag)
-        WHERE t.run_id = ${runId}::uuid AND t.step BETWEEN ${from} AND ${to} AND (${split}::text IS NULL OR t.split::text = ${split})
-        GROUP BY f.flag`,
-      contradictedClaimSummary(this.db, runId, { from, to, split, limit: q.limit, examples: q.examples }),
-      this.db.trajectory.count({ where: { runId, step: { gte: from, lte: to }, ...(split ? { split } : {}) } }),
-    ]);
-    const flags = Object.fromEntries(flagRows.map((r) => [r.flag, Number(r.n)]));
-    const groups = new Map<string, { pattern: string; count: number; examples: ClaimExample[] }>();
-    for (const r of claimRows) {
-      if (!groups.has(r.pattern)) groups.set(r.pattern, { pattern: r.pattern, count: r.n, examples: [] });
-      groups
-        .get(r.pattern)!
-        .examples.push({ trajectoryId: r.trajectory_id, step: r.step, split: r.split, turn: r.turn, text: r.text, evidence: r.evidence });
-    }
-    return { from: q.from ?? null, to: q.to ?? null, trajectories, flags, contradicted: [...groups.values()] };
+    const s = await diagnosticsSummary(this.db, runId, {
+      from: q.from ?? 0,
+      to: q.to ?? 2_147_483_647,
+      split: q.split ?? null,
+      limit: q.limit,
+      examples: q.examples,
+    });
+    const contradicted = s.contradicted.map((c) => ({
+      pattern: c.pattern,
+      count: c.count,
+      examples: c.examples.map((e): ClaimExample => ({
+        trajectoryId: e.trajectory_id,
+        step: e.step,
+        split: e.split,
+        turn: e.turn,
+        text: e.text,
+        evidence: e.evidence,
+      })),
+    }));
+    return { from: q.from ?? null, to: q.to ?? null, trajectories: s.trajectories, flags: s.flags, contradicted };
   }
 
   private filter(runId: string, q: TrajectoryFilter) {

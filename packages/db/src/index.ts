@@ -13,6 +13,7 @@ export * from './run-state.js';
 export * from './queries/leases.js';
 export * from './queries/trajectories.js';
 export * from './queries/claims.js';
+export * from './queries/step-counts.js';
 export * from './queries/diagnosis.js';
 export * from './queries/pg-text.js';
 export * from './queries/events.js';

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  COUNT_STEPS_SQL,
   NUL_REPLACEMENT,
-  contradictedClaimSummary,
+  diagnosticsSummary,
   insertTrajectories,
+  poolOf,
+  pruneRun,
   updateDiagnostics,
   type Db,
   type TrajectoryInput,
@@ -100,7 +103,11 @@ describe('contradicted_claims follows the turns it indexes', () => {
       claims.map((c, index) => turn({ index, diagnostics: { claims: c } })),
       { step, hallucinated: true },
     );
-  const summary = () => contradictedClaimSummary(ctx.db, ctx.runId, { from: 0, to: 100, split: null, limit: 10, examples: 5 });
+  /** The summary's patterns as [pattern, count, example step] rows. */
+  const summary = async () =>
+    (await diagnosticsSummary(ctx.db, ctx.runId, { from: 0, to: 100, split: null, limit: 10, examples: 5 })).contradicted.flatMap((c) =>
+      c.examples.map((e) => ({ pattern: c.pattern, n: c.count, step: e.step })),
+    );
   const indexed = () =>
     ctx.db.contradictedClaim.findMany({ where: { runId: ctx.runId }, orderBy: [{ step: 'asc' }, { turn: 'asc' }, { pattern: 'asc' }] });
 
@@ -144,6 +151,87 @@ describe('contradicted_claims follows the turns it indexes', () => {
     ]);
 
     await ctx.db.trajectory.delete({ where: { id: step1.id } });
-    expect((await summary()).map((r) => r.pattern)).toEqual(['wall']);
+    expect((await indexed()).map((r) => r.pattern)).toEqual(['wall']);
+  });
+});
+
+describe('step_diagnostic_counts equals a recount after every writer', () => {
+  const ctx = withRun();
+  const claims = (pattern: string, n: number) => ({
+    claims: Array.from({ length: n }, () => ({ pattern, verdict: 'contradicted', text: pattern })),
+  });
+  const flagged = (step: number, group: number, flags: string[], pattern?: string, split: 'train' | 'val' = 'train') =>
+    traj([turn({ diagnostics: pattern ? claims(pattern, 2) : null })], {
+      step,
+      group,
+      split,
+      flags,
+      hallucinated: flags.includes('hallucinated'),
+    });
+  const stored = async () =>
+    (
+      await poolOf(ctx.db).query<{ step: number; split: string; kind: string; name: string; n: number }>(
+        'SELECT step, split::text, kind, name, n FROM step_diagnostic_counts WHERE run_id = $1 ORDER BY 1, 2, 3, 4',
+        [ctx.runId],
+      )
+    ).rows;
+  /** The same counts recounted from the trajectories and claim rows of every stored step. */
+  const recount = async () =>
+    (
+      await poolOf(ctx.db).query(`SELECT step, split::text, kind, name, n FROM (${COUNT_STEPS_SQL}) c ORDER BY 1, 2, 3, 4`, [
+        Array.from({ length: 10 }, () => ctx.runId),
+        Array.from({ length: 10 }, (_, i) => i + 1),
+      ])
+    ).rows;
+  const whole = () => diagnosticsSummary(ctx.db, ctx.runId, { from: 0, to: 2 ** 31 - 1, split: null, limit: 10, examples: 1 });
+
+  it('after inserts, a replayed batch, re-diagnosis and pruning; the whole-run summary reads them', async () => {
+    await insertTrajectories(ctx.db, ctx.runId, [
+      flagged(1, 0, ['hallucinated'], 'box'),
+      flagged(1, 1, ['think-answer-mismatch']),
+      flagged(1, 0, ['hallucinated'], 'goal', 'val'),
+      flagged(2, 0, ['hallucinated', 'think-answer-mismatch'], 'box'),
+    ]);
+    expect(await stored()).toEqual(await recount());
+    expect(await whole()).toMatchObject({
+      trajectories: 4,
+      flags: { hallucinated: 3, 'think-answer-mismatch': 2 },
+      contradicted: [
+        { pattern: 'box', count: 4, examples: [{ step: 2 }] },
+        { pattern: 'goal', count: 2, examples: [{ step: 1, split: 'val' }] },
+      ],
+    });
+
+    // the same batch again stores nothing twice
+    await insertTrajectories(ctx.db, ctx.runId, [flagged(2, 0, ['hallucinated', 'think-answer-mismatch'], 'box')]);
+    expect(await stored()).toEqual(await recount());
+    expect((await whole()).trajectories).toBe(4);
+
+    const [step2] = await ctx.db.trajectory.findMany({ where: { runId: ctx.runId, step: 2 } });
+    await updateDiagnostics(ctx.db, [
+      { trajectoryId: step2!.id, hallucinated: false, flags: [], turns: [{ index: 0, diagnostics: null }] },
+    ]);
+    expect(await stored()).toEqual(await recount());
+    expect(await whole()).toMatchObject({
+      flags: { hallucinated: 2, 'think-answer-mismatch': 1 },
+      contradicted: [
+        { pattern: 'box', count: 2 },
+        { pattern: 'goal', count: 2 },
+      ],
+    });
+
+    await insertTrajectories(ctx.db, ctx.runId, [flagged(5, 0, [])]);
+    await pruneRun(ctx.db, ctx.runId, { trajectories: { keepLastSteps: 1, keepValidation: true } });
+    expect(await stored()).toEqual(await recount());
+    expect(await whole()).toMatchObject({ trajectories: 2, flags: { hallucinated: 1 }, contradicted: [{ pattern: 'goal', count: 2 }] });
+  });
+
+  it('concurrent writers of one step both count', async () => {
+    await Promise.all(
+      Array.from({ length: 6 }, (_, g) => insertTrajectories(ctx.db, ctx.runId, [flagged(7, g, ['hallucinated'], 'wall')])),
+    );
+    expect(await stored()).toEqual(await recount());
+    const step7 = await diagnosticsSummary(ctx.db, ctx.runId, { from: 7, to: 7, split: 'train', limit: 10, examples: 0 });
+    expect(step7).toMatchObject({ trajectories: 6, flags: { hallucinated: 6 }, contradicted: [{ pattern: 'wall', count: 12 }] });
   });
 });

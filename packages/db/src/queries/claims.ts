@@ -27,20 +27,16 @@ export function hasContradictedClaim(diagnostics: unknown): boolean {
   return Array.isArray(claims) && claims.some((c) => (c as { verdict?: unknown } | null)?.verdict === 'contradicted');
 }
 
-export interface ClaimSummaryQuery {
+export interface ClaimExamplesQuery {
   from: number;
   to: number;
   split: 'train' | 'val' | null;
-  /** Patterns, most frequent first. */
-  limit: number;
   /** Example turns per pattern, latest step first. */
   examples: number;
 }
 
-export interface ClaimSummaryRow {
+export interface ClaimExampleRow {
   pattern: string;
-  /** Contradicted claims of this pattern in the range. */
-  n: number;
   trajectory_id: string;
   step: number;
   split: 'train' | 'val';
@@ -50,25 +46,26 @@ export interface ClaimSummaryRow {
 }
 
 /**
- * The most frequent contradicted-claim patterns of a run in a step range, each with its latest example
- * turns: counts from the (run, step) index, examples from the (run, pattern, step desc) index, so the
- * cost follows the patterns and examples asked for, not the size of the tables.
+ * The latest example turns of each pattern of a run in a step range, by the (run, pattern, step desc)
+ * index, so the cost follows the patterns and examples asked for, not the size of the run. Rows come in
+ * the order of `patterns`. (The counts per pattern come from step_diagnostic_counts.)
  */
-export async function contradictedClaimSummary(db: Db, runId: string, q: ClaimSummaryQuery): Promise<ClaimSummaryRow[]> {
-  const { rows } = await poolOf(db).query<ClaimSummaryRow>(
-    `WITH top AS (
-       SELECT pattern, sum(claims)::int AS n FROM contradicted_claims
-       WHERE run_id = $1::uuid AND step BETWEEN $2 AND $3 AND ($4::text IS NULL OR split::text = $4)
-       GROUP BY pattern ORDER BY n DESC, pattern LIMIT $5
-     )
-     SELECT top.pattern, top.n, e.trajectory_id, e.step, e.split::text AS split, e.turn, e.text, e.evidence
-     FROM top CROSS JOIN LATERAL (
+export async function contradictedClaimExamples(
+  db: Db,
+  runId: string,
+  patterns: string[],
+  q: ClaimExamplesQuery,
+): Promise<ClaimExampleRow[]> {
+  if (!patterns.length) return [];
+  const { rows } = await poolOf(db).query<ClaimExampleRow>(
+    `SELECT p.pattern, e.trajectory_id, e.step, e.split::text AS split, e.turn, e.text, e.evidence
+     FROM unnest($5::text[]) WITH ORDINALITY AS p(pattern, o) CROSS JOIN LATERAL (
        SELECT trajectory_id, step, split, turn, text, evidence FROM contradicted_claims c
-       WHERE c.run_id = $1::uuid AND c.pattern = top.pattern AND c.step BETWEEN $2 AND $3 AND ($4::text IS NULL OR c.split::text = $4)
+       WHERE c.run_id = $1::uuid AND c.pattern = p.pattern AND c.step BETWEEN $2 AND $3 AND ($4::text IS NULL OR c.split::text = $4)
        ORDER BY c.step DESC, c.trajectory_id, c.turn LIMIT $6
      ) e
-     ORDER BY top.n DESC, top.pattern, e.step DESC, e.trajectory_id, e.turn`,
-    [runId, q.from, q.to, q.split, q.limit, q.examples],
+     ORDER BY p.o, e.step DESC, e.trajectory_id, e.turn`,
+    [runId, q.from, q.to, q.split, patterns, q.examples],
   );
   return rows;
 }

@@ -1,5 +1,7 @@
 import { CHECKPOINT_COMPLETE_FILE } from '@starpo/contracts';
 import type { Db } from '../client.js';
+import { lockRuns, refreshStepCounts } from './step-counts.js';
+import { inTransaction } from './trajectories.js';
 
 /** What to keep of a run; a part left out is not touched. Metrics are never pruned. */
 export interface RetentionPolicy {
@@ -91,15 +93,25 @@ export async function pruneRun(db: Db, runId: string, policy: RetentionPolicy, d
         keepValidation,
       );
       result.trajectories = { deleted: counted!.n, turns: counted!.turns, keptFromStep: from };
-      // turns go with their trajectory (foreign key, on delete cascade)
+      // turns and claim rows go with their trajectory (foreign key, on delete cascade); each batch
+      // recounts the steps it emptied in the same transaction
       if (!dryRun)
         while (
-          await db.$executeRawUnsafe(
-            `DELETE FROM trajectories WHERE id IN (SELECT t.id ${doomed} LIMIT ${DELETE_BATCH})`,
-            runId,
-            from,
-            keepValidation,
-          )
+          await inTransaction(db, async (client) => {
+            await lockRuns(client, [runId]);
+            const { rows } = await client.query<{ step: number }>(
+              `WITH gone AS (DELETE FROM trajectories WHERE id IN (SELECT t.id ${doomed} LIMIT ${DELETE_BATCH}) RETURNING step)
+               SELECT DISTINCT step FROM gone`,
+              [runId, from, keepValidation],
+            );
+            const steps = rows.map((r) => r.step);
+            await refreshStepCounts(
+              client,
+              steps.map(() => runId),
+              steps,
+            );
+            return steps.length;
+          })
         );
     }
   }

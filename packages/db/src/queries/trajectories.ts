@@ -4,6 +4,7 @@ import { poolOf, type Db } from '../client.js';
 import { hasContradictedClaim, INDEX_CLAIMS_SQL, UNINDEX_CLAIMS_SQL } from './claims.js';
 import { LeaseLostError } from './leases.js';
 import { pgJson, pgText } from './pg-text.js';
+import { lockRuns, refreshStepCounts, type Queryable } from './step-counts.js';
 
 export interface TurnInput extends StoredTurnFields {
   snapshot: unknown;
@@ -44,17 +45,14 @@ export async function insertTrajectories(db: Db, runId: string, items: Trajector
   if (!items.length) return 0;
   const ids = items.map(() => randomUUID());
   const turns = items.flatMap((t, i) => t.turns.map((u) => ({ id: ids[i]!, u })));
-  const client = await poolOf(db).connect();
-  let failure: Error | undefined;
-  try {
-    await client.query('BEGIN');
+  await inTransaction(db, async (client) => {
     if (opts.lease !== undefined) {
       const { rows } = await client.query<{ lease_epoch: number }>('SELECT lease_epoch FROM runs WHERE id = $1::uuid FOR SHARE', [runId]);
       if (rows[0]?.lease_epoch !== opts.lease) throw new LeaseLostError(runId, opts.lease);
     }
     // writers of one run take turns: two concurrent replays of a batch would both find nothing to
-    // delete and then collide on the unique identity
-    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [runId]);
+    // delete and then collide on the unique identity (and the step counts would miss each other's rows)
+    await lockRuns(client, [runId]);
     const identity = [
       column(items, (t) => t.step),
       column(items, (t) => t.split),
@@ -126,16 +124,35 @@ export async function insertTrajectories(db: Db, runId: string, items: Trajector
     );
     const contradicted = ids.filter((_, i) => items[i]!.turns.some((u) => hasContradictedClaim(u.diagnostics)));
     if (contradicted.length) await client.query(INDEX_CLAIMS_SQL, [contradicted]);
+    const steps = [...new Set(items.map((t) => t.step))];
+    await refreshStepCounts(
+      client,
+      steps.map(() => runId),
+      steps,
+    );
+  });
+  return items.length;
+}
+
+/**
+ * Runs `write` in one transaction on a pooled connection. A connection that failed mid-transaction is
+ * dropped rather than handed to the next caller (a lost lease is an expected refusal, not a failure).
+ */
+export async function inTransaction<T>(db: Db, write: (client: Queryable) => Promise<T>): Promise<T> {
+  const client = await poolOf(db).connect();
+  let failure: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await write(client);
     await client.query('COMMIT');
+    return result;
   } catch (e) {
     failure = e as Error;
     await client.query('ROLLBACK').catch(() => {});
     throw e;
   } finally {
-    // a connection that failed mid-transaction is dropped rather than handed to the next caller
     client.release(failure && !(failure instanceof LeaseLostError) ? failure : undefined);
   }
-  return items.length;
 }
 
 export interface DiagnosticsUpdate {
@@ -150,22 +167,32 @@ export async function updateDiagnostics(db: Db, items: DiagnosticsUpdate[]): Pro
   if (!items.length) return;
   const turns = items.flatMap((t) => t.turns.map((u) => ({ id: t.trajectoryId, ...u })));
   const ids = items.map((t) => t.trajectoryId);
-  await db.$transaction([
-    db.$executeRawUnsafe(
+  // a trajectory's run and step never change, so they are read before the transaction
+  const { rows: keys } = await poolOf(db).query<{ run_id: string; step: number }>(
+    'SELECT DISTINCT run_id::text, step FROM trajectories WHERE id = ANY($1::uuid[])',
+    [ids],
+  );
+  await inTransaction(db, async (client) => {
+    await lockRuns(
+      client,
+      keys.map((k) => k.run_id),
+    );
+    await client.query(
       `UPDATE trajectories AS t SET hallucinated = v.h, flags = ARRAY(SELECT jsonb_array_elements_text(v.f))
        FROM unnest($1::uuid[], $2::bool[], $3::jsonb[]) AS v(id, h, f) WHERE t.id = v.id`,
-      ids,
-      items.map((t) => t.hallucinated),
-      items.map((t) => JSON.stringify(t.flags.map(pgText))),
-    ),
-    db.$executeRawUnsafe(
+      [ids, items.map((t) => t.hallucinated), items.map((t) => JSON.stringify(t.flags.map(pgText)))],
+    );
+    await client.query(
       `UPDATE turns AS u SET diagnostics = v.d
        FROM unnest($1::uuid[], $2::int[], $3::jsonb[]) AS v(id, idx, d) WHERE u.trajectory_id = v.id AND u.index = v.idx`,
-      turns.map((u) => u.id),
-      turns.map((u) => u.index),
-      turns.map((u) => JSON.stringify(pgJson(u.diagnostics))),
-    ),
-    db.$executeRawUnsafe(UNINDEX_CLAIMS_SQL, ids),
-    db.$executeRawUnsafe(INDEX_CLAIMS_SQL, ids),
-  ]);
+      [turns.map((u) => u.id), turns.map((u) => u.index), turns.map((u) => JSON.stringify(pgJson(u.diagnostics)))],
+    );
+    await client.query(UNINDEX_CLAIMS_SQL, [ids]);
+    await client.query(INDEX_CLAIMS_SQL, [ids]);
+    await refreshStepCounts(
+      client,
+      keys.map((k) => k.run_id),
+      keys.map((k) => k.step),
+    );
+  });
 }
