@@ -35,6 +35,26 @@ describe('frozenlake maps', () => {
     const b = new FrozenLakeEnv();
     for (let seed = 0; seed < 30; seed++) expect(a.reset(seed)).toBe(b.reset(seed));
   });
+
+  it('a fixed map (gymnasium desc) is the layout of every seed, its size taken from it', () => {
+    const env = new FrozenLakeEnv({ map: ['SFF', 'FHF', 'FFG'], successRate: 1, rewardShaping: 'goal_distance' });
+    for (const seed of [0, 7, 123]) expect(env.reset(seed)).toBe('P__\n_O_\n__G');
+    expect(env.step('Right').reward).toBe(1);
+    expect(env.step('Down').done).toBe(true); // the hole
+    env.reset(1);
+    for (const a of ['Down', 'Down', 'Right']) env.step(a);
+    expect(env.step('Right')).toMatchObject({ done: true, success: true, reward: 2 });
+  });
+
+  it('a fixed map that is not a playable lake is refused, naming the field', () => {
+    for (const map of [
+      ['SF', 'FGF'],
+      ['SFF', 'FFF', 'FFF'],
+      ['SHF', 'HFF', 'FFG'],
+      ['SX', 'FG'],
+    ])
+      expect(() => new FrozenLakeEnv({ map })).toThrow(/map/);
+  });
 });
 
 describe('frozenlake reward shaping (goal distance)', () => {

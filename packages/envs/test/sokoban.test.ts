@@ -208,6 +208,34 @@ describe('sokoban generation', () => {
   });
 });
 
+describe('sokoban fixed level', () => {
+  const LEVEL = ['######', '#____#', '#PX_O#', '#____#', '#____#', '######'];
+
+  it('is the room of every seed, and is played like a generated one', () => {
+    const env = new SokobanEnv({ level: LEVEL, maxSteps: 4 });
+    for (const seed of [0, 9, 4242]) expect(env.reset(seed)).toBe(LEVEL.join('\n'));
+    env.step('Right');
+    expect(env.snapshot().boxes).toEqual([[2, 3]]);
+    expect(env.step('Right')).toMatchObject({ done: true, success: true });
+    // A played episode leaves the level itself untouched for the next reset.
+    expect(env.reset(1)).toBe(LEVEL.join('\n'));
+  });
+
+  it('a level that is not a playable room is refused, naming the field', () => {
+    for (const level of [
+      ['######', '#____#', '#PX_O#', '#___#', '#____#', '######'], // ragged
+      ['######', '#____#', '#_X_O#', '#____#', '#____#', '######'], // no player
+      ['######', '#P___#', '#PX_O#', '#____#', '#____#', '######'], // two players
+      ['######', '#____#', '#PXXO#', '#____#', '#____#', '######'], // boxes ≠ targets
+      ['######', '#____#', '#P__√#', '#____#', '#____#', '######'], // already solved
+      ['#####', '#___#', '#PXO#', '#___#', '#####'], // 5×5 under the default 6×6
+      ['######', '#____#', '#PY_O#', '#____#', '#____#', '######'], // unknown symbol
+    ])
+      expect(() => new SokobanEnv({ level })).toThrow(/level/);
+    expect(() => new SokobanEnv({ level: ['#####', '#___#', '#PXO#', '#___#', '#####'], rows: 5, cols: 5 })).not.toThrow();
+  });
+});
+
 describe('sokoban generation budget', () => {
   // The config that once held the API's event loop for 49 s: every value inside the field bounds.
   const HEAVY = { rows: 16, cols: 16, numBoxes: 4, searchDepth: 1000, maxExploredStates: 1_000_000 };

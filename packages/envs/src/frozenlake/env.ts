@@ -24,8 +24,21 @@ export const frozenLakeConfigSchema = z
         'goal_distance adds shapingScale × (moves to the goal before − after) to each step reward, a hole counting one move per tile: potential-based shaping (Ng et al. 1999), which keeps the optimal policy',
       ),
     shapingScale: shapingScaleSchema,
+    map: z
+      .array(z.string().regex(/^[SFHG]+$/, 'a map row holds only S, F, H and G'))
+      .min(2)
+      .max(12)
+      .optional()
+      .describe(
+        "One layout for every seed, rows of S (start), F (ice), H (hole), G (goal), as gymnasium's desc (e.g. SFF FHF FFG); size and pFrozen are then unused",
+      ),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    if (!c.map) return;
+    const problem = lakeMapProblem(c.map);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['map'], message: problem });
+  });
 export type FrozenLakeConfig = z.infer<typeof frozenLakeConfigSchema>;
 
 export const FROZENLAKE_LEGEND = 'P: player, _: empty, O: hole, G: goal, X: player in hole, √: player on goal';
@@ -47,7 +60,16 @@ export function generateLakeMap(rng: Rng, size: number, pFrozen: number): string
   }
 }
 
-function hasPath(map: string[], start: [number, number]): boolean {
+/** Why `map` is not a playable lake (square, one start, one goal, a path between them), or null. */
+export function lakeMapProblem(map: readonly string[]): string | null {
+  if (map.some((row) => row.length !== map.length)) return `a map is square: ${map.length} rows of ${map.length} tiles`;
+  const count = (ch: string) => map.join('').split(ch).length - 1;
+  if (count('S') !== 1 || count('G') !== 1) return 'a map has exactly one S (start) and one G (goal)';
+  const r = map.findIndex((row) => row.includes('S'));
+  return hasPath(map, [r, map[r]!.indexOf('S')]) ? null : 'no path from S to G around the holes';
+}
+
+function hasPath(map: readonly string[], start: [number, number]): boolean {
   const size = map.length;
   const seen = new Set<string>();
   const stack = [start];
@@ -92,7 +114,7 @@ export class FrozenLakeEnv implements Env<FrozenLakeSnapshot> {
   }
 
   reset(seed: number, stream = 0): string {
-    this.map = generateLakeMap(new Rng(seed), this.config.size, this.config.pFrozen);
+    this.map = this.config.map ? [...this.config.map] : generateLakeMap(new Rng(seed), this.config.size, this.config.pFrozen);
     const r = this.map.findIndex((row) => row.includes('S'));
     this.player = [r, this.map[r]!.indexOf('S')];
     this.slipRng = new Rng(chanceSeed(seed, 0x51, stream));
@@ -104,7 +126,7 @@ export class FrozenLakeEnv implements Env<FrozenLakeSnapshot> {
   /** Fewest moves to the goal on still ice; from a hole, one move per tile. */
   private distanceToGoal(): number {
     const path = this.tile() === 'H' ? null : solveFrozenLake(this.snapshot());
-    return path ? path.length : this.config.size * this.config.size;
+    return path ? path.length : this.map.length * this.map.length;
   }
 
   step(action: string): StepResult {
@@ -123,7 +145,7 @@ export class FrozenLakeEnv implements Env<FrozenLakeSnapshot> {
     const before = this.player;
     const shaping = this.config.rewardShaping === 'goal_distance';
     const distanceBefore = shaping ? this.distanceToGoal() : 0;
-    this.player = lakeMove(this.config.size, before, taken);
+    this.player = lakeMove(this.map.length, before, taken);
     this.steps += 1;
     const tile = this.tile();
     this._done = tile === 'G' || tile === 'H' || this.steps >= this.config.maxSteps;

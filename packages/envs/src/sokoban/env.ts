@@ -36,9 +36,29 @@ export const sokobanConfigSchema = z
         'solver_distance adds shapingScale × (moves to solve before − after) to each step reward: potential-based shaping (Ng et al. 1999), which keeps the optimal policy',
       ),
     shapingScale: shapingScaleSchema,
+    level: z
+      .array(z.string().regex(/^[#_OX√PS]+$/, 'a level row holds only # _ O X √ P S'))
+      .min(4)
+      .max(16)
+      .optional()
+      .describe(
+        "One room for every seed instead of a generated one, rows of the observation's symbols (# wall, _ floor, O target, X box, √ box on target, P player, S player on target); rows, cols and numBoxes must match it",
+      ),
   })
   .strict()
   .superRefine((c, ctx) => {
+    if (c.level) {
+      const room = levelSnapshot(c.level);
+      const problem =
+        typeof room === 'string'
+          ? room
+          : room.fixed.length !== c.rows || room.fixed[0]!.length !== c.cols || room.boxes.length !== c.numBoxes
+            ? `a level of ${room.fixed.length}×${room.fixed[0]!.length} with ${room.boxes.length} box(es) needs rows ${room.fixed.length}, cols ${room.fixed[0]!.length} and numBoxes ${room.boxes.length}`
+            : room.success
+              ? 'the level is already solved'
+              : null;
+      if (problem) ctx.addIssue({ code: 'custom', path: ['level'], message: problem });
+    }
     // A config whose searches could outrun the budget of a reset is refused up front.
     const limit = searchStateLimit(c.rows, c.cols);
     const states = worstCaseExploredStates(c);
@@ -88,6 +108,30 @@ function generatedRoom(config: SokobanConfig, seed: number): { structure: Uint8A
   }
 }
 
+/** A fixed level read from its rows of symbols, or why it is not a room (one player, boxes as many as targets). */
+export function levelSnapshot(level: readonly string[]): SokobanSnapshot | string {
+  if (level.some((row) => [...row].length !== [...level[0]!].length)) return 'a level is a rectangle: rows of one length';
+  const boxes: [number, number][] = [];
+  const players: [number, number][] = [];
+  let targets = 0;
+  const fixed = level.map((row, r) =>
+    [...row]
+      .map((ch, c) => {
+        if ('X√'.includes(ch)) boxes.push([r, c]);
+        if ('PS'.includes(ch)) players.push([r, c]);
+        const cell = ch === '#' ? '#' : 'O√S'.includes(ch) ? 'O' : '_';
+        if (cell === 'O') targets++;
+        return cell;
+      })
+      .join(''),
+  );
+  if (players.length !== 1) return `a level has one player (P or S); this one has ${players.length}`;
+  if (!boxes.length || boxes.length !== targets)
+    return `a level has as many boxes as targets, at least one; this one has ${boxes.length} and ${targets}`;
+  const success = boxes.every(([r, c]) => fixed[r]![c] === 'O');
+  return { env: 'sokoban', fixed, boxes, player: players[0]!, steps: 0, done: success, success };
+}
+
 export class SokobanEnv implements Env<SokobanSnapshot> {
   readonly name = 'sokoban';
   readonly actions = SOKOBAN_ACTIONS;
@@ -112,6 +156,10 @@ export class SokobanEnv implements Env<SokobanSnapshot> {
   }
 
   reset(seed: number): string {
+    if (this.config.level) {
+      this.restore(levelSnapshot(this.config.level) as SokobanSnapshot);
+      return this.render();
+    }
     const room = generatedRoom(this.config, seed);
     this.structure = room.structure.slice();
     this.state = room.state.slice();
