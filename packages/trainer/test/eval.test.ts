@@ -151,5 +151,12 @@ describe('pretrain defaults', () => {
     expect(pretrainEnvConfig('sokoban').observationFormat).toBe('grid_coord');
     expect(pretrainEnvConfig('sokoban', { observationFormat: 'grid' }).observationFormat).toBe('grid');
     expect(pretrainEnvConfig('frozenlake')).not.toHaveProperty('observationFormat');
+    // any one environment takes settings of its own (the CLI's --env-config), on top of the preset's
+    expect(pretrainEnvConfig('frozenlake', { map: ['SF', 'HG'], successRate: 1 })).toMatchObject({
+      map: ['SF', 'HG'],
+      successRate: 1,
+      rewardShaping: 'goal_distance',
+    });
+    expect(() => pretrainEnvConfig('frozenlake', { map: ['SF', 'FF'] })).toThrow(/map/);
   });
 });

@@ -22,6 +22,7 @@ export function registerPretrainCommand(program: Command, out: (line: string) =>
     .option('--val <n>', 'validation episodes per environment', String(PRETRAIN_DEFAULTS.valSize))
     .option('--seed <n>', 'random seed', String(PRETRAIN_DEFAULTS.seed))
     .option('--obs <format>', "Sokoban observation format: grid | grid_coord (RAGEN HEAD's CoordSokoban)")
+    .option('--env-config <json>', 'environment settings as JSON, e.g. \'{"map":["SFF","FHF","FFG"],"successRate":1}\'')
     .option('--backend <name>', 'auto | tensorflow | webgpu | wasm | cpu', 'auto')
     .action(async (o: Record<string, string>) => {
       if (!(PRETRAIN_ENVS as readonly string[]).includes(o.env!)) throw new Error(`--env must be one of ${PRETRAIN_ENVS.join(', ')}`);
@@ -29,6 +30,8 @@ export function registerPretrainCommand(program: Command, out: (line: string) =>
         throw new Error('--obs is for --env sokoban: grid or grid_coord');
       if (!(STARPO_TINY_SIZES as readonly string[]).includes(o.config!))
         throw new Error(`--config must be one of ${STARPO_TINY_SIZES.join(', ')}`);
+      if (o.envConfig && o.env === 'mixed') throw new Error('--env-config is for one environment, not mixed');
+      const envConfig = { ...(o.envConfig ? parseEnvConfig(o.envConfig) : {}), ...(o.obs ? { observationFormat: o.obs } : {}) };
       if (!/^\d+$/.test(o.seed!)) throw new Error(`--seed must be a non-negative integer, not "${o.seed}"`);
       await initBackend(o.backend as BackendChoice, out);
       const progress = new PhaseProgress();
@@ -45,7 +48,7 @@ export function registerPretrainCommand(program: Command, out: (line: string) =>
           randomActionShare: Number(o.randomShare),
           valSize: Number(o.val),
           seed: Number(o.seed),
-          envConfig: o.obs ? { observationFormat: o.obs } : undefined,
+          envConfig: Object.keys(envConfig).length ? envConfig : undefined,
         },
         { phase: (n, t) => progress.phase(n, t), progress: (d, i) => progress.update(d, i), log: (m) => (progress.stop(), out(m)) },
       );
@@ -58,4 +61,15 @@ export function registerPretrainCommand(program: Command, out: (line: string) =>
       for (const [env, s] of Object.entries(result.success))
         out(`${env}: validation success ${pct(s)} (teacher ${pct(result.teacherSuccess[env] ?? 0)})`);
     });
+}
+
+function parseEnvConfig(json: string): Record<string, unknown> {
+  let v: unknown;
+  try {
+    v = JSON.parse(json);
+  } catch (e) {
+    throw new Error(`--env-config is not JSON: ${(e as Error).message}`);
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('--env-config must be a JSON object');
+  return v as Record<string, unknown>;
 }

@@ -72,9 +72,9 @@ export function rolloutSettingsFor(env: string): RolloutSettings {
   return rolloutSettings(buildRunConfig('quick-cpu', { env: { name: env } }));
 }
 
-/** The environment config a base is pretrained on: the quick-cpu preset's, with `sokoban` overrides for Sokoban. */
-export function pretrainEnvConfig(env: string, sokoban?: Record<string, unknown>): Record<string, unknown> {
-  return buildRunConfig('quick-cpu', { env: env === 'sokoban' && sokoban ? { name: env, config: sokoban } : { name: env } }).env.config;
+/** The environment config a base is pretrained on: the quick-cpu preset's, with `extra` settings on top (one environment, not mixed). */
+export function pretrainEnvConfig(env: string, extra?: Record<string, unknown>): Record<string, unknown> {
+  return buildRunConfig('quick-cpu', { env: env !== 'mixed' && extra ? { name: env, config: extra } : { name: env } }).env.config;
 }
 
 export function replyStats(trajs: Trajectory[]): { formatRate: number; validReplyRate: number; success: number } {
