@@ -292,6 +292,7 @@ if (ONLY.has('trajectories')) {
   await explain('diagnostics summary of 10 steps', () =>
     api('GET', `/api/runs/${target.id}/diagnostics?from=${mid}&to=${mid + 10}`, undefined, token),
   );
+  await explain('diagnostics summary of the whole run', () => api('GET', `/api/runs/${target.id}/diagnostics`, undefined, token));
   await explain('trajectory replay', () => api('GET', `/api/trajectories/${page.items[0].id}`, undefined, token));
   await c.end();
   log(`\nqueries on a run of ${fmt(TURNS)} turns, p50 / p95 ms, by turns stored in all:`);
