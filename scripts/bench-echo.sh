@@ -9,8 +9,9 @@ OUT=${OUT:-docs/results/echo-trap}
 MINUTES=${MINUTES:-45}
 # STEPS caps the steps of each arm (default 300: the time limit decides)
 STARPO="node packages/trainer/dist/cli/main.js"
+# The paper's reward (the environment's own, no solver shaping: REWARD_SHAPING=solver_distance for quick-cpu's)
 # The paper's GRPO (group std, token-mean, one epoch, T 1) with an entropy bonus and a constant lr, pinned so that the comparison does not follow quick-cpu's own settings (docs/results/echo-trap.md).
-COMMON="algorithm.advEstimator=grpo algorithm.grpoNormByStd=true rollout.temperature=1 ppo.lossAggMode=token-mean ppo.epochs=1 rollout.envGroups=4 rollout.groupSize=8 rollout.maxNewTokens=64 rollout.validation.size=16 rollout.validation.every=4 ppo.actorLr=2e-3 ppo.miniBatchSize=32 earlyStopping.enabled=false ppo.entropyCoef=0.001 ppo.lrSchedule.type=constant"
+COMMON="algorithm.advEstimator=grpo algorithm.grpoNormByStd=true rollout.temperature=1 ppo.lossAggMode=token-mean ppo.epochs=1 rollout.envGroups=4 rollout.groupSize=8 rollout.maxNewTokens=64 rollout.validation.size=16 rollout.validation.every=4 ppo.actorLr=2e-3 ppo.miniBatchSize=32 earlyStopping.enabled=false ppo.entropyCoef=0.001 ppo.lrSchedule.type=constant env.config.rewardShaping=${REWARD_SHAPING:-none}"
 VANILLA="filter.ratio=1 ppo.clipRatioHigh=0.2 ppo.kl.type=k1 ppo.kl.coef=0.001 ppo.kl.in=loss"
 STARPO_S="filter.metric=std filter.ratio=0.25 ppo.clipRatioHigh=0.28 ppo.kl.coef=0"
 [ -f "$BASE/model.safetensors" ] || { echo "no base model at $BASE: run npm run bench:learn first (it pretrains one)"; exit 1; }
