@@ -47,7 +47,7 @@ async function explain(label, call) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   for (const { text, values } of captured.filter(
-    (q) => /^\s*(SELECT|WITH)/i.test(q.text) && /trajectories|turns|runs|contradicted_claims/.test(q.text),
+    (q) => /^\s*(SELECT|WITH)/i.test(q.text) && /trajectories|turns|runs|contradicted_claims|step_diagnostic_counts/.test(q.text),
   )) {
     const plan = (await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, values)).rows.map((r) => r['QUERY PLAN']);
     log(`\n#### ${label}\n\n\`\`\`sql\n${text.trim()}\n\`\`\`\n\n\`\`\`text\n${plan.join('\n')}\n\`\`\``);
