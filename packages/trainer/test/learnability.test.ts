@@ -10,7 +10,8 @@ import { MemorySink } from '../src/train/sink.js';
 
 /**
  * Tasks any correct policy-gradient update learns in about a minute on two cores, in the spirit of
- * Stable-Baselines3's identity tests: each case trains from a base that is not at the answer, on
+ * Stable-Baselines3's identity tests (a Bandit, a 2×2 FrozenLake and a one-push Sokoban room, each from a
+ * base pretrained on random choices): each case trains from a base that is not at the answer, on
  * several seeds, and must reach its pass mark on validation (not training) within its step budget. A
  * case stops as soon as it passes. A flipped sign (the "must fail" twin below) or the old action-word
  * credit, which zeroed the decision, keeps the Bandit short of its mark; the context a reply is trained
