@@ -65,8 +65,13 @@ export function lakeMapProblem(map: readonly string[]): string | null {
   if (map.some((row) => row.length !== map.length)) return `a map is square: ${map.length} rows of ${map.length} tiles`;
   const count = (ch: string) => map.join('').split(ch).length - 1;
   if (count('S') !== 1 || count('G') !== 1) return 'a map has exactly one S (start) and one G (goal)';
+  return hasPath(map, startOf(map)) ? null : 'no path from S to G around the holes';
+}
+
+/** Where the start tile S is. */
+function startOf(map: readonly string[]): [number, number] {
   const r = map.findIndex((row) => row.includes('S'));
-  return hasPath(map, [r, map[r]!.indexOf('S')]) ? null : 'no path from S to G around the holes';
+  return [r, map[r]!.indexOf('S')];
 }
 
 function hasPath(map: readonly string[], start: [number, number]): boolean {
@@ -115,8 +120,7 @@ export class FrozenLakeEnv implements Env<FrozenLakeSnapshot> {
 
   reset(seed: number, stream = 0): string {
     this.map = this.config.map ? [...this.config.map] : generateLakeMap(new Rng(seed), this.config.size, this.config.pFrozen);
-    const r = this.map.findIndex((row) => row.includes('S'));
-    this.player = [r, this.map[r]!.indexOf('S')];
+    this.player = startOf(this.map);
     this.slipRng = new Rng(chanceSeed(seed, 0x51, stream));
     this.steps = 0;
     this._done = false;

@@ -19,6 +19,7 @@ import {
   worstCaseExploredStates,
 } from './generate.js';
 import { solveSokoban } from './solver.js';
+import { parseSokobanObservation } from './observation.js';
 
 export const sokobanConfigSchema = z
   .object({
@@ -108,28 +109,14 @@ function generatedRoom(config: SokobanConfig, seed: number): { structure: Uint8A
   }
 }
 
-/** A fixed level read from its rows of symbols, or why it is not a room (one player, boxes as many as targets). */
+/** A fixed level read as the observation's grid is, or why it is not a room (one player, boxes as many as targets). */
 export function levelSnapshot(level: readonly string[]): SokobanSnapshot | string {
-  if (level.some((row) => [...row].length !== [...level[0]!].length)) return 'a level is a rectangle: rows of one length';
-  const boxes: [number, number][] = [];
-  const players: [number, number][] = [];
-  let targets = 0;
-  const fixed = level.map((row, r) =>
-    [...row]
-      .map((ch, c) => {
-        if ('X√'.includes(ch)) boxes.push([r, c]);
-        if ('PS'.includes(ch)) players.push([r, c]);
-        const cell = ch === '#' ? '#' : 'O√S'.includes(ch) ? 'O' : '_';
-        if (cell === 'O') targets++;
-        return cell;
-      })
-      .join(''),
-  );
-  if (players.length !== 1) return `a level has one player (P or S); this one has ${players.length}`;
-  if (!boxes.length || boxes.length !== targets)
-    return `a level has as many boxes as targets, at least one; this one has ${boxes.length} and ${targets}`;
-  const success = boxes.every(([r, c]) => fixed[r]![c] === 'O');
-  return { env: 'sokoban', fixed, boxes, player: players[0]!, steps: 0, done: success, success };
+  const read = parseSokobanObservation(level.join('\n'));
+  if (!read.ok) return `the level is not a room: ${read.reason}`;
+  const { fixed, boxes } = read.snapshot;
+  const targets = fixed.join('').split('O').length - 1;
+  if (boxes.length !== targets) return `a level has as many boxes as targets; this one has ${boxes.length} and ${targets}`;
+  return read.snapshot;
 }
 
 export class SokobanEnv implements Env<SokobanSnapshot> {
@@ -143,9 +130,12 @@ export class SokobanEnv implements Env<SokobanSnapshot> {
   private _done = false;
   /** Moves the solver needs from the current state (only kept when rewardShaping is on). */
   private distance = 0;
+  /** The fixed level every reset restores, read once (the schema has checked it). */
+  private readonly level: SokobanSnapshot | null;
 
   constructor(config: Partial<SokobanConfig> = {}) {
     this.config = sokobanConfigSchema.parse(config);
+    this.level = this.config.level ? (levelSnapshot(this.config.level) as SokobanSnapshot) : null;
   }
 
   get done(): boolean {
@@ -156,8 +146,8 @@ export class SokobanEnv implements Env<SokobanSnapshot> {
   }
 
   reset(seed: number): string {
-    if (this.config.level) {
-      this.restore(levelSnapshot(this.config.level) as SokobanSnapshot);
+    if (this.level) {
+      this.restore(this.level);
       return this.render();
     }
     const room = generatedRoom(this.config, seed);
