@@ -46,7 +46,7 @@ export class MetricsService {
     for (const r of rows) {
       const id = `${r.runId} ${r.key}`;
       const s = out.get(id) ?? { runId: r.runId, key: r.key, points: [] };
-      s.points.push({ step: r.step, value: r.value, time: r.wallTime.getTime() / 1000 });
+      s.points.push({ step: r.step, value: r.value, time: r.time });
       out.set(id, s);
     }
     const series = [...out.values()];

@@ -80,6 +80,9 @@ describe('live events over socket.io', () => {
       [4, 4],
       [5, 5],
     ]);
+    // past the last storable step: refused by name, not a database error
+    const far = await c.emitWithAck('subscribe', { runId: run, afterStep: 2 ** 31 - 1 });
+    expect(far).toMatchObject({ ok: false, error: 'bad_request', message: expect.stringMatching(/afterStep/) });
   });
 
   it('a client that missed more than a catch-up carries is told to reload over HTTP', async () => {

@@ -21,7 +21,7 @@ describe('metric rollups and downsampling', () => {
     );
   const stored = () =>
     db.$queryRawUnsafe<object[]>(
-      `SELECT key, bucket, n, first_step, last_step, min_value, max_value FROM metric_rollups WHERE run_id = $1::uuid ORDER BY 1, 2`,
+      `SELECT key, bucket, n, first_step, last_step, min_value, max_value FROM metric_blocks WHERE run_id = $1::uuid ORDER BY 1, 2`,
       runId,
     );
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS_DIR, createDb, loadMigrations, migrate, migrationStatus } from '../src/index.js';
+import { MIGRATIONS_DIR, createDb, loadMigrations, migrate, migrationStatus, upsertMetricPoints } from '../src/index.js';
 import { freshDatabase, type TestDatabase } from '../src/testing.js';
 
 async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
@@ -40,7 +40,7 @@ describe('migrations on an empty database', () => {
     expect(tables).toEqual(
       expect.arrayContaining([
         'runs',
-        'metric_points',
+        'metric_blocks',
         'trajectories',
         'turns',
         'checkpoints',
@@ -112,8 +112,10 @@ describe('prisma client on the migrated schema', () => {
         data: { teamId: team.id, name: 'r1', config: { a: 1 }, environment: 'sokoban', algorithm: 'gae' },
       });
       expect(run.status).toBe('queued');
-      await db.metricPoint.createMany({ data: [{ runId: run.id, key: 'train/success', step: 0, value: 0.1 }] });
-      await expect(db.metricPoint.create({ data: { runId: run.id, key: 'train/success', step: 0, value: 0.2 } })).rejects.toThrow();
+      await upsertMetricPoints(db, run.id, [{ key: 'train/success', step: 0, value: 0.1 }]);
+      await upsertMetricPoints(db, run.id, [{ key: 'train/success', step: 0, value: 0.2 }]);
+      // metric_points is a view over the blocks: one point a run, key and step, the last one written
+      expect(await db.metricPoint.findMany({ select: { step: true, value: true } })).toEqual([{ step: 0, value: 0.2 }]);
       const ck = await db.checkpoint.create({
         data: { runId: run.id, step: 1, kind: 'policy', format: 'safetensors', sizeBytes: 3n, sha256: 'x' },
       });
@@ -122,9 +124,61 @@ describe('prisma client on the migrated schema', () => {
       expect([...chunk.data]).toEqual([1, 2, 3]);
       await db.run.delete({ where: { id: run.id } });
       expect(await db.metricPoint.count()).toBe(0);
+      expect(await db.metricBlock.count()).toBe(0);
       expect(await db.checkpointChunk.count()).toBe(0);
     } finally {
       await db.$disconnect();
+      await t.drop();
+    }
+  });
+});
+
+describe('upgrading a database that holds metric points', () => {
+  it('moves every point into its 64-step block unchanged, with the block extremes', async () => {
+    const t = await freshDatabase({ migrated: false });
+    try {
+      // the schema just before metric_blocks, with points written the old way (one row each)
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'mig-'));
+      cpSync(MIGRATIONS_DIR, dir, {
+        recursive: true,
+        filter: (src) => !src.includes('metric_blocks'),
+      });
+      await migrate(t.url, { dir });
+      const [run] = await query<{ id: string }>(
+        t.url,
+        `WITH team AS (INSERT INTO teams (id, name) VALUES (gen_random_uuid(), 'lab') RETURNING id)
+         INSERT INTO runs (id, team_id, name, config, environment, algorithm, updated_at)
+         SELECT gen_random_uuid(), id, 'old', '{}', 'bandit', 'grpo', now() FROM team RETURNING id::text`,
+      );
+      // two keys, out of order, across three blocks, one lease missing (an ingested point)
+      await query(
+        t.url,
+        `INSERT INTO metric_points (run_id, key, step, value, wall_time, lease)
+         SELECT '${run!.id}', 'k' || (s % 2), s, sin(s) * 10, to_timestamp(1700000000 + s / 1000.0), CASE WHEN s = 7 THEN NULL ELSE 3 END
+         FROM generate_series(150, 0, -1) AS s`,
+      );
+      const before = await query(t.url, `SELECT key, step, value, wall_time, lease FROM metric_points ORDER BY key, step`);
+      await migrate(t.url);
+      expect(await query(t.url, `SELECT key, step, value, wall_time, lease FROM metric_points ORDER BY key, step`)).toEqual(before);
+      const blocks = await query<{ key: string; bucket: number; n: number; first_step: number; last_step: number; max_step: number }>(
+        t.url,
+        `SELECT key, bucket, n, first_step, last_step, max_step FROM metric_blocks ORDER BY key, bucket`,
+      );
+      expect(blocks.map((b) => [b.key, b.bucket, b.n, b.first_step, b.last_step])).toEqual([
+        ['k0', 0, 32, 0, 62],
+        ['k0', 1, 32, 64, 126],
+        ['k0', 2, 12, 128, 150],
+        ['k1', 0, 32, 1, 63],
+        ['k1', 1, 32, 65, 127],
+        ['k1', 2, 11, 129, 149],
+      ]);
+      // each block's highest point, found again from the old rows
+      const old = before as { key: string; step: number; value: number }[];
+      for (const b of blocks) {
+        const pts = old.filter((p) => p.key === b.key && p.step >> 6 === b.bucket);
+        expect(b.max_step).toBe(pts.reduce((m, p) => (p.value >= m.value ? p : m)).step);
+      }
+    } finally {
       await t.drop();
     }
   });

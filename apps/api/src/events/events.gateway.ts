@@ -1,6 +1,7 @@
 import { Inject, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ConnectedSocket, MessageBody, SubscribeMessage, WebSocketGateway, WebSocketServer, type OnGatewayInit } from '@nestjs/websockets';
 import {
+  INT32_MAX,
   LIVE,
   SUBSCRIBE_CATCH_UP_LIMIT,
   type LogEvent,
@@ -10,7 +11,7 @@ import {
   type SubscribeAck,
   type TrajectoriesEvent,
 } from '@starpo/contracts';
-import { isConnectionError, type Db } from '@starpo/db';
+import { isConnectionError, runPointsByStep, type Db } from '@starpo/db';
 import { z } from 'zod';
 import type { Server, Socket } from 'socket.io';
 import type { Actor } from '../auth/actor.js';
@@ -18,7 +19,18 @@ import { AuthService, SESSION_COOKIE } from '../auth/auth.service.js';
 import { DB } from '../di-tokens.js';
 import { PgListener } from './pg-listener.js';
 
-const subscribeSchema = z.object({ runId: z.string().uuid(), afterStep: z.number().int().min(-1).optional() }).strict();
+// afterStep + 1 is the first step asked for, a Postgres int
+const subscribeSchema = z
+  .object({
+    runId: z.string().uuid(),
+    afterStep: z
+      .number()
+      .int()
+      .min(-1)
+      .max(INT32_MAX - 1)
+      .optional(),
+  })
+  .strict();
 const room = (runId: string) => `run:${runId}`;
 /** Every live connection re-checks its credentials this often, in case an access notice was missed. */
 const RECHECK_MS = 60_000;
@@ -136,11 +148,7 @@ export class EventsGateway implements OnGatewayInit, OnApplicationShutdown {
     const run = await this.db.run.findFirst({ where: { id: req.data.runId, teamId: actor.teamId } });
     if (!run) return { ok: false, error: 'not_found', message: `run ${req.data.runId} not found` };
     await socket.join(room(run.id));
-    const points = await this.db.metricPoint.findMany({
-      where: { runId: run.id, step: { gt: req.data.afterStep ?? -1 } },
-      orderBy: [{ step: 'asc' }, { key: 'asc' }],
-      take: SUBSCRIBE_CATCH_UP_LIMIT + 1,
-    });
+    const points = await runPointsByStep(this.db, run.id, (req.data.afterStep ?? -1) + 1, null, SUBSCRIBE_CATCH_UP_LIMIT + 1);
     const status = await this.status(run.id);
     // a client that missed a lot reloads over HTTP (downsampled) instead of receiving every point here
     if (points.length > SUBSCRIBE_CATCH_UP_LIMIT) return { ok: true, status, metrics: [], truncated: true } satisfies SubscribeAck;
@@ -175,10 +183,7 @@ export class EventsGateway implements OnGatewayInit, OnApplicationShutdown {
     const to = this.server?.to(room(n.run));
     if (!to || (this.server.sockets.adapter.rooms.get(room(n.run))?.size ?? 0) === 0) return;
     if (n.type === 'metrics') {
-      const rows = await this.db.metricPoint.findMany({
-        where: { runId: n.run, step: { gte: n.from ?? n.step, lte: n.step } },
-        orderBy: { step: 'asc' },
-      });
+      const rows = await runPointsByStep(this.db, n.run, n.from ?? n.step, n.step);
       for (const ev of byStep(n.run, rows)) to.emit(LIVE.metrics, ev);
     } else if (n.type === 'status') {
       const ev = await this.status(n.run);

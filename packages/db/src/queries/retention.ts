@@ -44,7 +44,7 @@ export async function pruneRun(db: Db, runId: string, policy: RetentionPolicy, d
     // complete steps newest first, each with the metric's value at its step (null when not logged)
     const complete = await db.$queryRawUnsafe<{ step: number; score: number | null }[]>(
       `SELECT c.step, p.value AS score FROM checkpoints c
-         LEFT JOIN metric_points p ON p.run_id = c.run_id AND p.key = $3 AND p.step = c.step
+         LEFT JOIN metric_points p ON p.run_id = c.run_id AND p.key = $3 AND p.bucket = c.step >> 6 AND p.step = c.step
          WHERE c.run_id = $1::uuid AND c.kind = $2 ORDER BY c.step DESC`,
       runId,
       CHECKPOINT_COMPLETE_FILE,

@@ -86,8 +86,8 @@ export function runSummaryMetrics(db: Db, runIds: string[], keys: string[]) {
 export async function firstMetricPoints(db: Db, runIds: string[], key: string): Promise<Map<string, { step: number; value: number }>> {
   const rows = runIds.length
     ? await db.$queryRawUnsafe<{ run_id: string; step: number; value: number }[]>(
-        `SELECT DISTINCT ON (run_id) run_id::text, step, value FROM metric_points
-          WHERE run_id = ANY($1::uuid[]) AND key = $2 ORDER BY run_id, step`,
+        `SELECT DISTINCT ON (run_id) run_id::text, first_step AS step, first_value AS value FROM metric_blocks
+          WHERE run_id = ANY($1::uuid[]) AND key = $2 ORDER BY run_id, bucket`,
         runIds,
         key,
       )
