@@ -1,16 +1,7 @@
 import type { z } from 'zod';
 import { ConflictException, Inject, Injectable } from '@nestjs/common';
 import { finishRunSchema, ingestMetricsSchema, ingestTrajectoriesSchema } from '@starpo/contracts';
-import {
-  finishExternalRun,
-  insertTrajectories,
-  publishRunNotice,
-  rediagnoseStep,
-  touchExternalRun,
-  upsertMetricPoints,
-  type Db,
-  type Run,
-} from '@starpo/db';
+import { finishExternalRun, insertTrajectories, rediagnoseStep, touchExternalRun, upsertMetricPoints, type Db, type Run } from '@starpo/db';
 import { diagnoseStoredRows } from '@starpo/envs';
 import { turnSnapshot } from './turn-snapshot.js';
 import { DB } from './di-tokens.js';
@@ -30,8 +21,8 @@ export class IngestService {
     const steps = req.points.map((p) => p.step);
     const top = Math.max(...steps);
     const from = Math.min(...steps);
-    await this.heartbeat(run, top);
-    await publishRunNotice(this.db, { run: run.id, type: 'metrics', step: top, ...(from < top ? { from } : {}) }).catch(() => {});
+    // any ingestion keeps an external run alive (it is shown `crashed` after a silence) and advances its step
+    await touchExternalRun(this.db, run.id, top, [{ run: run.id, type: 'metrics', step: top, ...(from < top ? { from } : {}) }]);
     return { accepted };
   }
 
@@ -82,22 +73,21 @@ export class IngestService {
     for (const { step, split } of batches.values())
       diagnosed += (await rediagnoseStep(this.db, run.id, step, split, diagnoseStoredRows)).trajectories;
     const steps = req.trajectories.map((t) => t.step);
-    await this.heartbeat(run, Math.max(...steps));
-    for (const step of new Set(steps)) {
-      await publishRunNotice(this.db, { run: run.id, type: 'trajectories', step }).catch(() => {});
-      await publishRunNotice(this.db, { run: run.id, type: 'metrics', step }).catch(() => {});
-    }
+    await touchExternalRun(
+      this.db,
+      run.id,
+      Math.max(...steps),
+      [...new Set(steps)].flatMap((step) => [
+        { run: run.id, type: 'trajectories', step },
+        { run: run.id, type: 'metrics', step },
+      ]),
+    );
     return { accepted, diagnosed };
   }
 
   async finish(run: Run, req: z.output<typeof finishRunSchema>): Promise<void> {
     if (run.kind !== 'external') throw new ConflictException('only external runs are finished through the API');
     await finishExternalRun(this.db, run.id, req.status, req.stopReason ?? null);
-  }
-
-  /** Any ingestion keeps an external run alive (it is shown `crashed` after a silence) and advances its step. */
-  private heartbeat(run: Run, step: number): Promise<void> {
-    return touchExternalRun(this.db, run.id, step);
   }
 
   private assertOpen(run: Run): void {

@@ -12,7 +12,7 @@ import {
   type MetricPointInput,
   type TrajectoryInput,
 } from '@starpo/db';
-import type { RunProgress, RunWarning } from '@starpo/contracts';
+import type { RunNotice, RunProgress, RunWarning } from '@starpo/contracts';
 import { trajectoryRecord, type CheckpointPayload, type RunStatus, type Trajectory, type TrainSink } from '@starpo/trainer';
 
 /** Stop reason of a run stopped because its worker is shutting down: the run goes back to the queue, not to `cancelled`. */
@@ -20,6 +20,9 @@ export const WORKER_SHUTDOWN = 'worker shutting down';
 
 /** Past this many buffered points, `metrics()` waits for the database (backpressure). */
 const MAX_BUFFERED_POINTS = 100_000;
+
+/** A run notice without its run (the sink adds its own), one variant of RunNotice at a time. */
+type SinkNotice = RunNotice extends infer N ? (N extends { run: string } ? Omit<N, 'run'> : never) : never;
 
 /**
  * The worker's sink: everything the trainer reports goes to Postgres. Metric points are buffered
@@ -144,7 +147,7 @@ export class DbSink implements TrainSink {
   }
 
   /** Live events are best effort: the data is stored already, and clients catch up on reconnect. */
-  private async notify(n: { type: string; step?: number; from?: number; id?: string }): Promise<void> {
-    await publishRunNotice(this.db, { run: this.runId, ...n }).catch(() => {});
+  private async notify(n: SinkNotice): Promise<void> {
+    await publishRunNotice(this.db, { ...n, run: this.runId } as RunNotice).catch(() => {});
   }
 }

@@ -132,13 +132,19 @@ export class AuthService {
   /** The caller behind an API token or a session cookie, or null. */
   async resolve(bearer: string | undefined, cookie: string | undefined): Promise<Actor | null> {
     if (bearer) {
-      const t = await this.db.apiToken.findUnique({ where: { tokenHash: hashSecret(bearer) } });
-      if (!t || t.revokedAt) return null;
-      const m = await this.db.membership.findUnique({ where: { userId_teamId: { userId: t.userId, teamId: t.teamId } } });
-      if (!m) return null;
-      if (!t.lastUsedAt || Date.now() - t.lastUsedAt.getTime() > 60_000)
+      // the token with its owner's role in the token's team, in one round trip (every ingestion request pays it)
+      const [t] = await this.db.$queryRawUnsafe<
+        { id: string; user_id: string; team_id: string; last_used_at: Date | null; role: RoleName }[]
+      >(
+        `SELECT t.id::text, t.user_id::text, t.team_id::text, t.last_used_at, m.role::text AS role
+           FROM api_tokens t JOIN memberships m ON m.user_id = t.user_id AND m.team_id = t.team_id
+          WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
+        hashSecret(bearer),
+      );
+      if (!t) return null;
+      if (!t.last_used_at || Date.now() - t.last_used_at.getTime() > 60_000)
         await this.db.apiToken.update({ where: { id: t.id }, data: { lastUsedAt: new Date() } });
-      return { userId: t.userId, teamId: t.teamId, role: m.role, via: 'token' };
+      return { userId: t.user_id, teamId: t.team_id, role: t.role, via: 'token' };
     }
     if (cookie) {
       const s = await this.db.session.findUnique({ where: { tokenHash: hashSecret(cookie) } });

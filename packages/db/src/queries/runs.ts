@@ -1,5 +1,6 @@
-import type { RunStatusName } from '@starpo/contracts';
+import type { RunNotice, RunStatusName } from '@starpo/contracts';
 import type { Db } from '../client.js';
+import { EVENTS_CHANNEL } from './events.js';
 import type { Prisma, Run } from '../generated/prisma/client.js';
 
 /** Reads and metadata writes of runs for the API; status changes live in run-state.ts. */
@@ -137,12 +138,19 @@ export async function teamRunIds(db: Db, teamId: string, ids: string[]): Promise
   return rows.map((r) => r.id);
 }
 
-/** An external run's ingestion counts as its heartbeat and advances its step (never backwards). */
-export async function touchExternalRun(db: Db, id: string, step: number): Promise<void> {
+/**
+ * An external run's ingestion counts as its heartbeat and advances its step (never backwards); the
+ * live notices of what it stored go out in the same round trip (publishRunNotice's channel).
+ */
+export async function touchExternalRun(db: Db, id: string, step: number, notices: RunNotice[] = []): Promise<void> {
   await db.$executeRawUnsafe(
-    `UPDATE runs SET heartbeat_at = now(), updated_at = now(), current_step = GREATEST(current_step, $2::int) WHERE id = $1::uuid`,
+    `WITH touched AS (
+       UPDATE runs SET heartbeat_at = now(), updated_at = now(), current_step = GREATEST(current_step, $2::int) WHERE id = $1::uuid RETURNING 1)
+     SELECT pg_notify($3, n) FROM unnest($4::text[]) AS n`, // the UPDATE runs whether or not a notice goes out
     id,
     step,
+    EVENTS_CHANNEL,
+    notices.map((n) => JSON.stringify(n)),
   );
 }
 
