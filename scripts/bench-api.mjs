@@ -7,7 +7,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createApp } from '@starpo/api/bootstrap';
 import { benchDatabase } from './bench-database.mjs';
-import { createDb, INDEX_CLAIMS_SQL, migrate, refreshStepCounts } from '@starpo/db';
+import { createDb, INDEX_CLAIMS_SQL, migrate, refreshStepCounts, upsertMetricPoints } from '@starpo/db';
 import { DbSink } from '../apps/worker/dist/db-sink.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 1_000_000);
@@ -16,8 +16,10 @@ const SCALES = (process.env.BENCH_SCALES ?? String(TURNS)).split(',').map(Number
 /** Live clients per measurement (BENCH_CLIENTS=20,1000). */
 const CLIENT_COUNTS = (process.env.BENCH_CLIENTS ?? '20').split(',').map(Number);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
-/** Sections to run (BENCH_ONLY=ingest,live,trajectories,runs; all by default). */
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'ingest,live,trajectories,runs').split(','));
+/** Metric points stored in all at each measurement of the metric queries (BENCH_POINT_SCALES=1000000,100000000). */
+const POINT_SCALES = (process.env.BENCH_POINT_SCALES ?? '1000000,10000000').split(',').map(Number);
+/** Sections to run (BENCH_ONLY=ingest,live,trajectories,metrics,runs; all by default). */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'ingest,live,trajectories,metrics,runs').split(','));
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const log = (s) => process.stdout.write(`${s}\n`);
@@ -47,7 +49,7 @@ async function explain(label, call) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   for (const { text, values } of captured.filter(
-    (q) => /^\s*(SELECT|WITH)/i.test(q.text) && /trajectories|turns|runs|contradicted_claims|step_diagnostic_counts/.test(q.text),
+    (q) => /^\s*(SELECT|WITH)/i.test(q.text) && /trajectories|turns|runs|contradicted_claims|step_diagnostic_counts|metric_/.test(q.text),
   )) {
     const plan = (await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${text}`, values)).rows.map((r) => r['QUERY PLAN']);
     log(`\n#### ${label}\n\n\`\`\`sql\n${text.trim()}\n\`\`\`\n\n\`\`\`text\n${plan.join('\n')}\n\`\`\``);
@@ -101,23 +103,18 @@ if (ONLY.has('ingest')) {
   );
 }
 
-// 2. metric points through the batch endpoint (1,000 points a request, 4 in flight)
+// 2. metric points through the batch endpoint (1,000 points a request, 4 in flight), posted by a child process
 if (ONLY.has('ingest')) {
   const run = await newRun({ external: true });
   const requests = 200;
-  const body = (r) => ({
-    points: Array.from({ length: 1000 }, (_, i) => ({ key: `bench/key_${i % 50}`, step: r * 20 + Math.floor(i / 50), value: i })),
-  });
-  const t0 = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < requests) await api('POST', `/api/runs/${run.id}/ingest/metrics`, body(next++), token);
-    }),
-  );
-  const sec = (performance.now() - t0) / 1000;
+  const child = fork(fileURLToPath(new URL('./bench-ingest-client.mjs', import.meta.url)), [
+    JSON.stringify({ url: base, token, runId: run.id, requests, concurrency: CONCURRENCY }),
+  ]);
+  const { seconds } = await new Promise((resolve, reject) => (child.once('message', resolve), child.once('exit', reject)));
+  const stored = (await db.$queryRawUnsafe(`SELECT count(*)::int AS n FROM metric_points WHERE run_id = $1::uuid`, run.id))[0].n;
+  if (stored !== requests * 1000) throw new Error(`the batch endpoint stored ${stored} of ${requests * 1000} points`);
   log(
-    `ingest via batch endpoint: ${fmt((requests * 1000) / sec)} points/s (${requests} requests × 1,000 points, ${CONCURRENCY} concurrent)`,
+    `ingest via batch endpoint: ${fmt((requests * 1000) / seconds)} points/s (${requests} requests × 1,000 points, ${CONCURRENCY} concurrent, from a child process)`,
   );
 }
 
@@ -303,7 +300,99 @@ if (ONLY.has('trajectories')) {
   log('');
 }
 
-// 5. the runs list with 10,000 runs in the team (filters, search, sort, cursor pages)
+// 5. metric queries as the stored points grow (BENCH_POINT_SCALES points in all): the queried run holds
+// 100 keys × 10,000 steps (1,000,000 points, a long run); filler runs of the same shape make up the rest.
+// Every run is written through upsertMetricPoints, 64 steps × 100 keys a call (whole blocks).
+async function storePoints(runId, steps) {
+  const keys = Array.from({ length: 100 }, (_, k) => `train/metric_${k}`);
+  for (let s0 = 0; s0 < steps; s0 += 64) {
+    const points = [];
+    for (let s = s0; s < Math.min(steps, s0 + 64); s++)
+      for (const [k, key] of keys.entries()) points.push({ key, step: s, value: Math.sin(s / 100 + k) });
+    await upsertMetricPoints(db, runId, points);
+  }
+}
+
+/** p50/p95 of the metric queries of run `runId` (10,000 steps); each whole-history read asks a point budget not asked before, past the cache. */
+async function metricQueries(runId, other, round) {
+  const time = async (n, fn) => {
+    const lat = [];
+    for (let i = 0; i < n; i++) {
+      const t1 = performance.now();
+      await fn(i);
+      lat.push(performance.now() - t1);
+    }
+    return { p50: pct(lat, 50), p95: pct(lat, 95) };
+  };
+  const keys = (i) => [0, 1, 2, 3].map((k) => `train/metric_${(i * 4 + k) % 100}`).join(',');
+  return {
+    'whole-history chart, 4 keys, ~1,000 points each (100)': await time(100, (i) =>
+      api('GET', `/api/runs/${runId}/metrics?keys=${keys(i)}&maxPoints=${1000 + round * 100 + i}`, undefined, token),
+    ),
+    'step range 2,000 steps downsampled, 4 keys (100)': await time(100, (i) =>
+      api(
+        'GET',
+        `/api/runs/${runId}/metrics?keys=${keys(i)}&from=${(i * 79) % 8000}&to=${((i * 79) % 8000) + 2000}&maxPoints=500`,
+        undefined,
+        token,
+      ),
+    ),
+    'step range 200 steps, every point, 4 keys (100)': await time(100, (i) =>
+      api('GET', `/api/runs/${runId}/metrics?keys=${keys(i)}&from=${(i * 97) % 9800}&to=${((i * 97) % 9800) + 199}`, undefined, token),
+    ),
+    'compare 2 runs, whole history, 4 keys (100)': await time(100, (i) =>
+      api('GET', `/api/metrics?runs=${runId},${other}&keys=${keys(i)}&maxPoints=${1000 + round * 100 + i}`, undefined, token),
+    ),
+    'export a whole series, 1 key, 10,000 points (20)': await time(20, (i) =>
+      api('GET', `/api/runs/${runId}/metrics?keys=train/metric_${i}`, undefined, token),
+    ),
+  };
+}
+
+if (ONLY.has('metrics')) {
+  const t0 = performance.now();
+  const target = await newRun();
+  const other = await newRun();
+  await storePoints(target.id, 10_000);
+  await storePoints(other.id, 10_000);
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const columns = [];
+  let total = 2_000_000;
+  for (const scale of POINT_SCALES) {
+    while (total < scale) {
+      await storePoints((await newRun()).id, 10_000);
+      total += 1_000_000;
+    }
+    await c.query('ANALYZE metric_blocks; ANALYZE metric_summaries;');
+    const stored = Number((await c.query('SELECT sum(n) AS n FROM metric_blocks')).rows[0].n);
+    const bytes = Number((await c.query(`SELECT pg_total_relation_size('metric_blocks') AS b`)).rows[0].b);
+    log(
+      `stored ${fmt(stored)} metric points (${((performance.now() - t0) / 1000).toFixed(0)} s so far); disk ${fmt(bytes / 2 ** 20 / (stored / 1e6))} MiB per 1M points`,
+    );
+    columns.push({ stored, results: await metricQueries(target.id, other.id, columns.length) });
+  }
+  await c.end();
+  await explain('metric whole-history chart, 4 keys', () =>
+    api(
+      'GET',
+      `/api/runs/${target.id}/metrics?keys=train/metric_1,train/metric_2,train/metric_3,train/metric_4&maxPoints=999`,
+      undefined,
+      token,
+    ),
+  );
+  await explain('metric step range, every point', () =>
+    api('GET', `/api/runs/${target.id}/metrics?keys=train/metric_1&from=5000&to=5199`, undefined, token),
+  );
+  log(`\nmetric queries on a run of 1,000,000 points (100 keys × 10,000 steps), p50 / p95 ms, by points stored in all:`);
+  log(`| query | ${columns.map((col) => `${fmt(col.stored)} points`).join(' | ')} |`);
+  log(`|---|${columns.map(() => '---|').join('')}`);
+  for (const q of Object.keys(columns[0].results))
+    log(`| ${q} | ${columns.map((col) => `${col.results[q].p50.toFixed(1)} / ${col.results[q].p95.toFixed(1)}`).join(' | ')} |`);
+  log('');
+}
+
+// 6. the runs list with 10,000 runs in the team (filters, search, sort, cursor pages)
 if (ONLY.has('runs')) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
