@@ -45,6 +45,16 @@ describe('metric rollups and downsampling', () => {
       Array.from({ length: 600 }, (_, i) => ({ key: `c${i % 6}`, step: 5000 + ((i * 7 + w * 13) % 300), value: w * 1000 + i }));
     await Promise.all(Array.from({ length: 6 }, (_, w) => upsertMetricPoints(db, runId, batch(w))));
     expect(await stored()).toEqual(await fromPoints());
+    // every key+step any writer sent is stored, once, with one of the values sent for it
+    const sent = new Map<string, Set<number>>();
+    for (let w = 0; w < 6; w++)
+      for (const p of batch(w)) sent.set(`${p.key} ${p.step}`, (sent.get(`${p.key} ${p.step}`) ?? new Set()).add(p.value));
+    const rows = await db.$queryRawUnsafe<{ key: string; step: number; value: number }[]>(
+      `SELECT key, step, value FROM metric_points WHERE run_id = $1::uuid AND key LIKE 'c%'`,
+      runId,
+    );
+    expect(rows).toHaveLength(sent.size);
+    for (const r of rows) expect(sent.get(`${r.key} ${r.step}`)?.has(r.value)).toBe(true);
   });
 
   it('downsample long series from the rollups with the same extremes, ends and bounds as from the points', async () => {
