@@ -41,6 +41,11 @@ export function createDb(databaseUrl: string, opts: DbOptions = {}): Db {
   });
   // an idle connection the server dropped is discarded by the pool; the next query opens another
   pool.on('error', () => {});
+  // A checked-out connection the server ends between two queries (a transaction left idle past
+  // idle_in_transaction_session_timeout while its process was frozen) reports it as an 'error'
+  // event, which would end the process without a listener; its next query fails instead (a
+  // connection error, which callers retry on a fresh connection), and the pool drops it on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   pools.set(db, pool);
   urls.set(db, databaseUrl);
