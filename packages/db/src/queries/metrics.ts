@@ -119,9 +119,10 @@ export function upsertMetrics(
 
 /**
  * Each run's metric version: a digest of its summary rows' keys and transaction ids. Every write of a
- * series upserts the key's summary row in the same statement as its blocks, so any committed change to a run's stored metrics changes its
- * version; a run with no metrics has none. Read before and after a series read, an unchanged version
- * says the read saw exactly that state (what MetricsService caches by).
+ * series upserts the key's summary row in the same statement as its blocks, so any committed change
+ * to a run's stored metrics changes its version; a run with no metrics has none. Read before and
+ * after a series read, an unchanged version says the read saw exactly that state (what
+ * MetricsService caches by).
  */
 export async function metricVersions(db: Db, runIds: string[]): Promise<Map<string, string>> {
   const rows = await db.$queryRawUnsafe<{ run_id: string; v: string }[]>(
