@@ -102,6 +102,7 @@ for (const b of batches) {
   times.push(performance.now() - t);
 }
 const api = (performance.now() - t0) / 1000;
+if (process.env.BENCH_VERBOSE) log(`request times (ms): ${times.map((t) => t.toFixed(0)).join(' ')}`);
 const flagged = await db.trajectory.count({ where: { runId: run.id, hallucinated: true } });
 log(
   `API ingestion + boards + diagnostics: ${api.toFixed(2)} s (${(TRAJECTORIES / api).toFixed(0)} trajectories/s; slowest request ${(Math.max(...times) / 1000).toFixed(2)} s; ${diagnosed} trajectory diagnoses, ${flagged} flagged hallucinated)`,

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { ConflictException, Inject, Injectable } from '@nestjs/common';
 import { finishRunSchema, ingestMetricsSchema, ingestTrajectoriesSchema } from '@starpo/contracts';
-import { finishExternalRun, insertTrajectories, rediagnoseStep, touchExternalRun, upsertMetricPoints, type Db, type Run } from '@starpo/db';
+import { finishExternalRun, insertDiagnosedTrajectories, touchExternalRun, upsertMetricPoints, type Db, type Run } from '@starpo/db';
 import { diagnoseStoredRows } from '@starpo/envs';
 import { turnSnapshot } from './turn-snapshot.js';
 import { DB } from './di-tokens.js';
@@ -28,13 +28,13 @@ export class IngestService {
 
   /**
    * Stores the trajectories, each turn with the state it saw (the snapshot sent, else the board
-   * read back from the observation text, else a note why there is none), then diagnoses every
-   * (step, split) batch they belong to, in the request: the Diagnostics tab is current when
-   * this returns (`npm run bench:ingest` times it).
+   * read back from the observation text, else a note why there is none), and diagnoses every
+   * (step, split) batch they join, in the request: the Diagnostics tab is current when this
+   * returns (`npm run bench:ingest` times it).
    */
   async trajectories(run: Run, req: z.output<typeof ingestTrajectoriesSchema>): Promise<{ accepted: number; diagnosed: number }> {
     this.assertOpen(run);
-    const accepted = await insertTrajectories(
+    const { accepted, diagnosed } = await insertDiagnosedTrajectories(
       this.db,
       run.id,
       req.trajectories.map((t) => ({
@@ -67,11 +67,8 @@ export class IngestService {
           meanEntropy: null,
         })),
       })),
+      diagnoseStoredRows,
     );
-    const batches = new Map(req.trajectories.map((t) => [`${t.step}/${t.split}`, t]));
-    let diagnosed = 0;
-    for (const { step, split } of batches.values())
-      diagnosed += (await rediagnoseStep(this.db, run.id, step, split, diagnoseStoredRows)).trajectories;
     const steps = req.trajectories.map((t) => t.step);
     await touchExternalRun(
       this.db,

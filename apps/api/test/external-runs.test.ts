@@ -65,6 +65,52 @@ describe('external runs: boards from text, diagnostics at ingestion, config as s
     expect(summary.flags.hallucinated).toBe(1);
   });
 
+  it('diagnoses a step batch sent over several requests as if it came in one, rewriting stored rows the new ones change', async () => {
+    const boards = ['######\n#P_O_#\n#_X__#\n######', '######\n#_PO_#\n#_X__#\n######', '######\n#__OP#\n#_X__#\n######'];
+    // one think text at three different boards: template collapse, which only the whole batch shows
+    const traj = (i: number) => ({
+      step: 4,
+      indexInGroup: i,
+      success: false,
+      turns: [{ observation: boards[i]!, ...reply('I will push the box onto the target now.', 'Down') }],
+    });
+    const split = (await post('/api/runs', { external: true, config: { env: 'CoordSokoban' } }).expect(201)).body;
+    const whole = (await post('/api/runs', { external: true, config: { env: 'CoordSokoban' } }).expect(201)).body;
+    expect((await post(`/api/runs/${split.id}/ingest/trajectories`, { trajectories: [traj(0)] }).expect(200)).body).toEqual({
+      accepted: 1,
+      diagnosed: 1,
+    });
+    const flagsOf = async (id: string) =>
+      ((await get(`/api/runs/${id}/trajectories`).expect(200)).body.items as { indexInGroup: number; flags: string[] }[])
+        .sort((a, b) => a.indexInGroup - b.indexInGroup)
+        .map((x) => x.flags);
+    expect(await flagsOf(split.id)).toEqual([[]]);
+    // the second request makes the first trajectory a template too; sending it twice stores it once
+    for (let k = 0; k < 2; k++)
+      expect((await post(`/api/runs/${split.id}/ingest/trajectories`, { trajectories: [traj(1), traj(2)] }).expect(200)).body).toEqual({
+        accepted: 2,
+        diagnosed: 3,
+      });
+    await post(`/api/runs/${whole.id}/ingest/trajectories`, { trajectories: [traj(0), traj(1), traj(2)] }).expect(200);
+    expect(await flagsOf(split.id)).toEqual([['template_collapse'], ['template_collapse'], ['template_collapse']]);
+    expect(await flagsOf(whole.id)).toEqual(await flagsOf(split.id));
+    const summary = async (id: string) => (await get(`/api/runs/${id}/diagnostics`).expect(200)).body;
+    expect((await summary(split.id)).flags.template_collapse).toBe(3);
+    expect(await summary(split.id)).toEqual(await summary(whole.id));
+    const diag = async (id: string) =>
+      (
+        (await get(`/api/runs/${id}/metrics?keys=train/diag/template_rate,train/diag/distinct_think_ratio`).expect(200)).body as {
+          key: string;
+          points: { step: number; value: number }[];
+        }[]
+      ).map((s) => [s.key, s.points.map((p) => [p.step, p.value])]);
+    expect(await diag(split.id)).toEqual([
+      ['train/diag/distinct_think_ratio', [[4, 1 / 3]]],
+      ['train/diag/template_rate', [[4, 1]]],
+    ]);
+    expect(await diag(split.id)).toEqual(await diag(whole.id));
+  });
+
   it('stores the turns of an environment the server does not know as text', async () => {
     const run = (
       await post('/api/runs', { external: true, config: { env: { name: 'webshop' }, algorithm: { adv_estimator: 'grpo' } } }).expect(201)

@@ -71,13 +71,20 @@ describe('insertTrajectories', () => {
     const raw = 'a\u0000b <think>é 漢 😀</think><answer>Up\u0000</answer';
     await insertTrajectories(ctx.db, ctx.runId, [
       traj([
-        turn({ rawReply: raw, think: 'x\u0000', answer: '', diagnostics: { 'k\u0000': ['v\u0000', 1, null] }, snapshot: { s: '\u0000' } }),
+        turn({
+          rawReply: raw,
+          think: 'x\u0000',
+          answer: '',
+          // the six characters \u0000 written out in text stay as they are; only real NULs are replaced
+          diagnostics: { 'k\u0000': ['v\u0000', 1, null, '\\u0000', '\\\u0000'] },
+          snapshot: { s: '\u0000' },
+        }),
       ]),
     ]);
     const [stored] = await ctx.db.turn.findMany({ where: { trajectory: { runId: ctx.runId } } });
     expect(stored!.rawReply).toBe(raw.replaceAll('\u0000', NUL_REPLACEMENT));
     expect(stored!.think).toBe(`x${NUL_REPLACEMENT}`);
-    expect(stored!.diagnostics).toEqual({ [`k${NUL_REPLACEMENT}`]: [`v${NUL_REPLACEMENT}`, 1, null] });
+    expect(stored!.diagnostics).toEqual({ [`k${NUL_REPLACEMENT}`]: [`v${NUL_REPLACEMENT}`, 1, null, '\\u0000', `\\${NUL_REPLACEMENT}`] });
     expect(stored!.stateSnapshot).toEqual({ s: NUL_REPLACEMENT });
   });
 

@@ -1,6 +1,9 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Db } from '../client.js';
 import { upsertMetrics } from './metrics.js';
-import { updateDiagnostics } from './trajectories.js';
+import { pgJsonText } from './pg-text.js';
+import { lockRuns, refreshStepCounts } from './step-counts.js';
+import { inTransaction, storeDiagnostics, storeTrajectories, type DiagnosticsUpdate, type TrajectoryInput } from './trajectories.js';
 
 /** A stored trajectory as the reasoning checker reads it (snapshots as stored, unchecked). */
 export interface StoredRow {
@@ -16,48 +19,155 @@ export type BatchDiagnoser = (
   prefix: string,
 ) => { results: { turns: unknown[]; flags: string[] }[]; metrics: Record<string, number> };
 
+/** A stored trajectory of a batch being extended, with what it holds now (to rewrite only what changes). */
+interface StoredBatchRow extends StoredRow {
+  id: string;
+  step: number;
+  split: 'train' | 'val';
+  group: number;
+  indexInGroup: number;
+  flags: string[];
+  turns: (StoredRow['turns'][number] & { index: number; diagnostics: unknown })[];
+}
+
+/** $1: run, $2/$3: (step, split) pairs. Every stored trajectory of those batches, turns in order, as the checker reads them. */
+const BATCH_ROWS_SQL = `
+  SELECT t.id::text AS id, t.step, t.split::text AS split, t.group_index AS "group", t.index_in_group AS "indexInGroup",
+         t.environment AS env, t.success, t.final_snapshot AS "finalSnapshot", t.flags,
+         coalesce((SELECT json_agg(json_build_object('index', u.index, 'think', u.think, 'formatOk', u.format_ok,
+                     'parsedActions', u.parsed_actions, 'executed', u.valid_actions, 'effectiveCount', u.effective_count,
+                     'snapshot', u.state_snapshot, 'diagnostics', u.diagnostics) ORDER BY u.index)
+                   FROM turns u WHERE u.trajectory_id = t.id), '[]') AS turns
+  FROM unnest($2::int[], $3::text[]) AS b(step, split)
+  JOIN trajectories t ON t.run_id = $1::uuid AND t.step = b.step AND t.split = b.split::"Split"`;
+
+const identity = (t: { step: number; split: string; group: number; indexInGroup: number }) =>
+  `${t.step}/${t.split}/${t.group}/${t.indexInGroup}`;
+
+/** What a value reads back as from a jsonb column (undefined fields dropped, non-finite numbers null). */
+const asStored = (v: unknown): unknown => {
+  const text = pgJsonText(v);
+  return text === undefined ? null : JSON.parse(text);
+};
+
 /**
- * Re-computes the diagnostics of one (step, split) batch of a run from what is stored: turn
- * diagnostics, trajectory flags and the step's `…/diag/…` metrics. The whole batch is read,
- * because template collapse is judged across it.
+ * Stores trajectories and diagnoses every (step, split) batch they join, so the Diagnostics tab is
+ * current when this returns. `diagnosed` counts the trajectories of those batches.
  */
-export async function rediagnoseStep(
+export async function insertDiagnosedTrajectories(
+  db: Db,
+  runId: string,
+  items: TrajectoryInput[],
+  diagnose: BatchDiagnoser,
+): Promise<{ accepted: number; diagnosed: number }> {
+  if (!items.length) return { accepted: 0, diagnosed: 0 };
+  const { trajectories } = await diagnoseBatches(db, runId, items, [], diagnose);
+  return { accepted: items.length, diagnosed: trajectories };
+}
+
+/**
+ * Re-computes the diagnostics of one (step, split) batch of a run from what is stored (after the
+ * checker changed): turn diagnostics, trajectory flags and the step's `…/diag/…` metrics.
+ */
+export function rediagnoseStep(
   db: Db,
   runId: string,
   step: number,
   split: 'train' | 'val',
   diagnose: BatchDiagnoser,
 ): Promise<{ trajectories: number; hallucinated: number }> {
-  const rows = await db.trajectory.findMany({
-    where: { runId, step, split },
-    include: { turns: { orderBy: { index: 'asc' } } },
-    orderBy: [{ groupIndex: 'asc' }, { indexInGroup: 'asc' }],
+  return diagnoseBatches(db, runId, [], [{ step, split }], diagnose);
+}
+
+/**
+ * One transaction under the run's write lock: the stored rows of every batch that `items` join (or
+ * that `also` names), other than those `items` replace, are read back in one statement; each whole
+ * batch is diagnosed in memory (template collapse is judged across it); `items` are written with
+ * their diagnostics and only stored rows whose diagnostics changed are rewritten. Each batch's
+ * `…/diag/…` metrics are upserted after the commit.
+ */
+async function diagnoseBatches(
+  db: Db,
+  runId: string,
+  items: TrajectoryInput[],
+  also: { step: number; split: 'train' | 'val' }[],
+  diagnose: BatchDiagnoser,
+): Promise<{ trajectories: number; hallucinated: number }> {
+  const batches = new Map<string, { step: number; split: 'train' | 'val'; rows: (StoredBatchRow | TrajectoryInput)[] }>();
+  const batchOf = (t: { step: number; split: 'train' | 'val' }) => {
+    const key = `${t.step}/${t.split}`;
+    if (!batches.has(key)) batches.set(key, { step: t.step, split: t.split, rows: [] });
+    return batches.get(key)!;
+  };
+  also.forEach(batchOf);
+  for (const t of items) batchOf(t).rows.push(t);
+  const replaced = new Set(items.map(identity));
+  const diagnosedItems = new Map<TrajectoryInput, TrajectoryInput>();
+  const metrics: { step: number; values: Record<string, number> }[] = [];
+  const counts = { trajectories: 0, hallucinated: 0 };
+  await inTransaction(db, async (client) => {
+    await lockRuns(client, [runId]);
+    const keys = [...batches.values()];
+    const { rows: stored } = await client.query<StoredBatchRow>(BATCH_ROWS_SQL, [runId, keys.map((b) => b.step), keys.map((b) => b.split)]);
+    for (const row of stored) if (!replaced.has(identity(row))) batches.get(`${row.step}/${row.split}`)!.rows.push(row);
+    const rewrites: DiagnosticsUpdate[] = [];
+    for (const batch of batches.values()) {
+      const rows = batch.rows.sort((a, b) => a.group - b.group || a.indexInGroup - b.indexInGroup);
+      const { results, metrics: values } = diagnose(rows.map(checkerRow), batch.split);
+      metrics.push({ step: batch.step, values });
+      rows.forEach((row, k) => {
+        const { flags, turns } = results[k]!;
+        const hallucinated = flags.includes('hallucinated');
+        counts.trajectories++;
+        if (hallucinated) counts.hallucinated++;
+        if (!('id' in row))
+          diagnosedItems.set(row, {
+            ...row,
+            hallucinated,
+            flags,
+            turns: row.turns.map((u, n) => ({ ...u, diagnostics: turns[n] ?? null })),
+          });
+        else if (
+          !isDeepStrictEqual(flags, row.flags) ||
+          row.turns.some((u, n) => !isDeepStrictEqual(asStored(turns[n] ?? null), u.diagnostics))
+        )
+          rewrites.push({
+            trajectoryId: row.id,
+            hallucinated,
+            flags,
+            turns: row.turns.map((u, n) => ({ index: u.index, diagnostics: turns[n] ?? null })),
+          });
+      });
+    }
+    await storeDiagnostics(client, rewrites);
+    await storeTrajectories(
+      client,
+      runId,
+      items.map((t) => diagnosedItems.get(t)!),
+    );
+    await refreshStepCounts(
+      client,
+      keys.map(() => runId),
+      keys.map((b) => b.step),
+    );
   });
-  const { results, metrics } = diagnose(
-    rows.map((t) => ({
-      env: t.environment,
-      success: t.success,
-      finalSnapshot: t.finalSnapshot,
-      turns: t.turns.map((u) => ({
-        think: u.think,
-        formatOk: u.formatOk,
-        parsedActions: u.parsedActions,
-        executed: u.validActions,
-        effectiveCount: u.effectiveCount,
-        snapshot: u.stateSnapshot,
-      })),
+  for (const m of metrics) await upsertMetrics(db, runId, m.step, m.values);
+  return counts;
+}
+
+/** A new or stored trajectory as the checker reads it. */
+function checkerRow(t: StoredBatchRow | TrajectoryInput): StoredRow {
+  return {
+    env: t.env,
+    success: t.success,
+    finalSnapshot: t.finalSnapshot ?? null,
+    turns: t.turns.map((u) => ({
+      think: u.think,
+      formatOk: u.formatOk,
+      parsedActions: u.parsedActions,
+      executed: 'executed' in u ? u.executed : u.validActions,
+      effectiveCount: u.effectiveCount,
+      snapshot: u.snapshot,
     })),
-    split,
-  );
-  await updateDiagnostics(
-    db,
-    rows.map((t, k) => ({
-      trajectoryId: t.id,
-      hallucinated: results[k]!.flags.includes('hallucinated'),
-      flags: results[k]!.flags,
-      turns: t.turns.map((u, n) => ({ index: u.index, diagnostics: results[k]!.turns[n] ?? null })),
-    })),
-  );
-  await upsertMetrics(db, runId, step, metrics);
-  return { trajectories: rows.length, hallucinated: results.filter((r) => r.flags.includes('hallucinated')).length };
+  };
 }
