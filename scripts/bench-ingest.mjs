@@ -2,7 +2,7 @@
 // observation text only (the server rebuilds each board and diagnoses each step batch in the request),
 // beside the same rows stored without either, on a real Postgres (DATABASE_URL's server, else embedded).
 import os from 'node:os';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createApp } from '@starpo/api/bootstrap';
 import { benchDatabase } from './bench-database.mjs';
 import { createDb, insertTrajectories, migrate, rediagnoseStep } from '@starpo/db';
@@ -94,6 +94,9 @@ log(
 // 1. through the API: parse boards + store + diagnose each touched step batch, in the request
 const run = await post('/api/runs', { name: 'bench-ingest', external: true, config: { env: { name: 'sokoban' } } });
 const times = [];
+// how long the API's event loop is held at a time while it ingests (every other request waits that long)
+const loop = monitorEventLoopDelay({ resolution: 5 });
+loop.enable();
 const t0 = performance.now();
 let diagnosed = 0;
 for (const b of batches) {
@@ -102,10 +105,11 @@ for (const b of batches) {
   times.push(performance.now() - t);
 }
 const api = (performance.now() - t0) / 1000;
+loop.disable();
 if (process.env.BENCH_VERBOSE) log(`request times (ms): ${times.map((t) => t.toFixed(0)).join(' ')}`);
 const flagged = await db.trajectory.count({ where: { runId: run.id, hallucinated: true } });
 log(
-  `API ingestion + boards + diagnostics: ${api.toFixed(2)} s (${(TRAJECTORIES / api).toFixed(0)} trajectories/s; slowest request ${(Math.max(...times) / 1000).toFixed(2)} s; ${diagnosed} trajectory diagnoses, ${flagged} flagged hallucinated)`,
+  `API ingestion + boards + diagnostics: ${api.toFixed(2)} s (${(TRAJECTORIES / api).toFixed(0)} trajectories/s, ${((TRAJECTORIES * TURNS) / api).toFixed(0)} turns/s; slowest request ${(Math.max(...times) / 1000).toFixed(2)} s; ${diagnosed} trajectory diagnoses, ${flagged} flagged hallucinated; event loop held up to ${(loop.max / 1e6).toFixed(0)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(0)} ms)`,
 );
 
 // 2. the same rows stored directly, without board parsing or diagnostics (the cost of storage alone)

@@ -1,6 +1,7 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
+import { DiagnosisPool } from './diagnosis/diagnosis-pool.service.js';
 import { EnvPreviewService } from './env-preview/preview.service.js';
 import { createDb, RunQueue, type Db } from '@starpo/db';
 import { AuthController, TeamController, TeamsController, TokensController } from './auth/auth.controller.js';
@@ -88,6 +89,7 @@ export class AppModule {
         TrajectoriesService,
         VerdictsService,
         IngestService,
+        DiagnosisPool,
         PgListener,
         EventsGateway,
         SweeperService,

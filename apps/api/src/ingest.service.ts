@@ -2,14 +2,17 @@ import type { z } from 'zod';
 import { ConflictException, Inject, Injectable } from '@nestjs/common';
 import { finishRunSchema, ingestMetricsSchema, ingestTrajectoriesSchema } from '@starpo/contracts';
 import { finishExternalRun, insertDiagnosedTrajectories, touchExternalRun, upsertMetricPoints, type Db, type Run } from '@starpo/db';
-import { diagnoseStoredRows } from '@starpo/envs';
 import { turnSnapshot } from './turn-snapshot.js';
+import { DiagnosisPool } from './diagnosis/diagnosis-pool.service.js';
 import { DB } from './di-tokens.js';
 
 /** Batch ingestion for external runs (trained elsewhere, tracked here). Every call is idempotent and counts as a heartbeat. */
 @Injectable()
 export class IngestService {
-  constructor(@Inject(DB) private readonly db: Db) {}
+  constructor(
+    @Inject(DB) private readonly db: Db,
+    @Inject(DiagnosisPool) private readonly diagnosis: DiagnosisPool,
+  ) {}
 
   async metrics(run: Run, req: z.output<typeof ingestMetricsSchema>): Promise<{ accepted: number }> {
     this.assertOpen(run);
@@ -67,7 +70,7 @@ export class IngestService {
           meanEntropy: null,
         })),
       })),
-      diagnoseStoredRows,
+      this.diagnosis.diagnose,
     );
     const steps = req.trajectories.map((t) => t.step);
     await touchExternalRun(

@@ -1,19 +1,9 @@
 import { HttpException, HttpStatus, Inject, Injectable, UnprocessableEntityException, type OnModuleDestroy } from '@nestjs/common';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
 import { SETTINGS, type ApiSettings } from '../di-tokens.js';
+import { threadScript } from '../thread-script.js';
 import type { EnvPreview, PreviewJob, ThreadMessage } from './protocol.js';
-
-/** The thread script: built JavaScript beside this module, or the build output when running from the TypeScript sources (tests). */
-function threadScript(): string {
-  const here = fileURLToPath(new URL('./preview-thread.js', import.meta.url));
-  if (existsSync(here)) return here;
-  const built = here.replace(/[\\/]src[\\/]env-preview[\\/]preview-thread\.js$/, '/dist/env-preview/preview-thread.js');
-  if (!existsSync(built)) throw new Error(`preview thread script not found (${built}); build @starpo/api first`);
-  return built;
-}
 
 interface Pending {
   job: PreviewJob;
@@ -86,7 +76,7 @@ export class EnvPreviewService implements OnModuleDestroy {
 
   private ensureThread(): Worker {
     if (this.thread) return this.thread;
-    const thread = new Worker(threadScript());
+    const thread = new Worker(threadScript(import.meta.url, './preview-thread.js'));
     this.ready = false;
     thread.on('message', (reply: ThreadMessage) => {
       if (thread !== this.thread) return; // a late answer of a thread ended at its time limit

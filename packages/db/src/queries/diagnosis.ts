@@ -13,11 +13,18 @@ export interface StoredRow {
   turns: { think: string; formatOk: boolean; parsedActions: string[]; executed: string[]; effectiveCount: number; snapshot: unknown }[];
 }
 
-/** The checker of `@starpo/envs` (`diagnoseStoredRows`), passed in so this package stays free of it. */
-export type BatchDiagnoser = (
-  rows: StoredRow[],
-  prefix: string,
-) => { results: { turns: unknown[]; flags: string[] }[]; metrics: Record<string, number> };
+/** What the checker finds in a batch: each trajectory's turn diagnostics and flags, and the batch's metrics. */
+export interface BatchDiagnosis {
+  results: { turns: unknown[]; flags: string[] }[];
+  metrics: Record<string, number>;
+}
+
+/**
+ * The checker of `@starpo/envs` (`diagnoseStoredRows`), passed in so this package stays free of it;
+ * asynchronous when it runs off the event loop (the API's thread pool), and then a batch is stored
+ * while the next one is checked.
+ */
+export type BatchDiagnoser = (rows: StoredRow[], prefix: string) => BatchDiagnosis | Promise<BatchDiagnosis>;
 
 /** A stored trajectory of a batch being extended, with what it holds now (to rewrite only what changes). */
 interface StoredBatchRow extends StoredRow {
@@ -102,7 +109,6 @@ async function diagnoseBatches(
   also.forEach(batchOf);
   for (const t of items) batchOf(t).rows.push(t);
   const replaced = new Set(items.map(identity));
-  const diagnosedItems = new Map<TrajectoryInput, TrajectoryInput>();
   const metrics: { step: number; values: Record<string, number> }[] = [];
   const counts = { trajectories: 0, hallucinated: 0 };
   await inTransaction(db, async (client) => {
@@ -110,23 +116,23 @@ async function diagnoseBatches(
     const keys = [...batches.values()];
     const { rows: stored } = await client.query<StoredBatchRow>(BATCH_ROWS_SQL, [runId, keys.map((b) => b.step), keys.map((b) => b.split)]);
     for (const row of stored) if (!replaced.has(identity(row))) batches.get(`${row.step}/${row.split}`)!.rows.push(row);
-    const rewrites: DiagnosticsUpdate[] = [];
-    for (const batch of batches.values()) {
-      const rows = batch.rows.sort((a, b) => a.group - b.group || a.indexInGroup - b.indexInGroup);
-      const { results, metrics: values } = diagnose(rows.map(checkerRow), batch.split);
+    // every batch is handed to the checker at once; each is stored as soon as its diagnosis is back
+    const checked = keys.map((batch) => {
+      batch.rows.sort((a, b) => a.group - b.group || a.indexInGroup - b.indexInGroup);
+      return settle(() => diagnose(batch.rows.map(checkerRow), batch.split));
+    });
+    for (const [b, batch] of keys.entries()) {
+      const { results, metrics: values } = await unwrap(checked[b]!);
       metrics.push({ step: batch.step, values });
-      rows.forEach((row, k) => {
+      const rewrites: DiagnosticsUpdate[] = [];
+      const diagnosed: TrajectoryInput[] = [];
+      batch.rows.forEach((row, k) => {
         const { flags, turns } = results[k]!;
         const hallucinated = flags.includes('hallucinated');
         counts.trajectories++;
         if (hallucinated) counts.hallucinated++;
         if (!('id' in row))
-          diagnosedItems.set(row, {
-            ...row,
-            hallucinated,
-            flags,
-            turns: row.turns.map((u, n) => ({ ...u, diagnostics: turns[n] ?? null })),
-          });
+          diagnosed.push({ ...row, hallucinated, flags, turns: row.turns.map((u, n) => ({ ...u, diagnostics: turns[n] ?? null })) });
         else if (
           !isDeepStrictEqual(flags, row.flags) ||
           row.turns.some((u, n) => !isDeepStrictEqual(asStored(turns[n] ?? null), u.diagnostics))
@@ -138,13 +144,9 @@ async function diagnoseBatches(
             turns: row.turns.map((u, n) => ({ index: u.index, diagnostics: turns[n] ?? null })),
           });
       });
+      await storeDiagnostics(client, rewrites);
+      await storeTrajectories(client, runId, diagnosed);
     }
-    await storeDiagnostics(client, rewrites);
-    await storeTrajectories(
-      client,
-      runId,
-      items.map((t) => diagnosedItems.get(t)!),
-    );
     await refreshStepCounts(
       client,
       keys.map(() => runId),
@@ -153,6 +155,24 @@ async function diagnoseBatches(
   });
   for (const m of metrics) await upsertMetrics(db, runId, m.step, m.values);
   return counts;
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** The outcome of `f` as a promise that never rejects, so a batch that fails while an earlier one is stored is not an unhandled rejection. */
+function settle<T>(f: () => T | Promise<T>): Promise<Settled<T>> {
+  return Promise.resolve()
+    .then(f)
+    .then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+}
+
+async function unwrap<T>(p: Promise<Settled<T>>): Promise<T> {
+  const r = await p;
+  if (!r.ok) throw r.error;
+  return r.value;
 }
 
 /** A new or stored trajectory as the checker reads it. */
