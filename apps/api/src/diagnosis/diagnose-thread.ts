@@ -3,5 +3,5 @@ import type { BatchDiagnosis, StoredRow } from '@starpo/db';
 
 /** A thread of the diagnosis pool: checks one step batch of stored trajectories. */
 export default function diagnose({ rows, prefix }: { rows: StoredRow[]; prefix: string }): BatchDiagnosis {
-  return diagnoseStoredRows(rows as Parameters<typeof diagnoseStoredRows>[0], prefix);
+  return diagnoseStoredRows(rows, prefix);
 }
