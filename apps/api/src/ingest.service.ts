@@ -1,7 +1,17 @@
 import type { z } from 'zod';
 import { ConflictException, Inject, Injectable } from '@nestjs/common';
 import { finishRunSchema, ingestMetricsSchema, ingestTrajectoriesSchema } from '@starpo/contracts';
-import { finishExternalRun, insertDiagnosedTrajectories, touchExternalRun, upsertMetricPoints, type Db, type Run } from '@starpo/db';
+import {
+  finishExternalRun,
+  ingestExternalMetricPoints,
+  insertDiagnosedTrajectories,
+  touchExternalRun,
+  type Db,
+  type Run,
+} from '@starpo/db';
+import type { Actor } from './auth/actor.js';
+import { RunsService } from './runs.service.js';
+import { isUuid } from './validation.js';
 import { turnSnapshot } from './turn-snapshot.js';
 import { DiagnosisPool } from './diagnosis/diagnosis-pool.service.js';
 import { DB } from './di-tokens.js';
@@ -12,21 +22,30 @@ export class IngestService {
   constructor(
     @Inject(DB) private readonly db: Db,
     @Inject(DiagnosisPool) private readonly diagnosis: DiagnosisPool,
+    @Inject(RunsService) private readonly runs: RunsService,
   ) {}
 
-  async metrics(run: Run, req: z.output<typeof ingestMetricsSchema>): Promise<{ accepted: number }> {
-    this.assertOpen(run);
-    const accepted = await upsertMetricPoints(
-      this.db,
-      run.id,
-      req.points.map((p) => ({ key: p.key, step: p.step, value: p.value, time: p.time ? new Date(p.time * 1000) : undefined })),
-    );
+  /**
+   * The happy path is one statement (points, heartbeat, step and live notice, behind a check that
+   * the run is an open external run of the caller's team); only a refused write looks the run up,
+   * to answer 404 or 409 as the other ingestion routes do.
+   */
+  async metrics(actor: Actor, runId: string, req: z.output<typeof ingestMetricsSchema>): Promise<{ accepted: number }> {
     const steps = req.points.map((p) => p.step);
     const top = Math.max(...steps);
     const from = Math.min(...steps);
     // any ingestion keeps an external run alive (it is shown `crashed` after a silence) and advances its step
-    await touchExternalRun(this.db, run.id, top, [{ run: run.id, type: 'metrics', step: top, ...(from < top ? { from } : {}) }]);
-    return { accepted };
+    const accepted = isUuid(runId)
+      ? await ingestExternalMetricPoints(
+          this.db,
+          { id: runId, teamId: actor.teamId },
+          req.points.map((p) => ({ key: p.key, step: p.step, value: p.value, time: p.time ? new Date(p.time * 1000) : undefined })),
+          [{ run: runId, type: 'metrics', step: top, ...(from < top ? { from } : {}) }],
+        )
+      : null;
+    if (accepted !== null) return { accepted };
+    this.assertOpen(await this.runs.find(actor, runId));
+    throw new ConflictException(`run ${runId} changed while its metrics were written; send them again`);
   }
 
   /**

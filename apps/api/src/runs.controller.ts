@@ -168,7 +168,7 @@ export class RunsController {
   @SkipThrottle({ default: true })
   @Route(ROUTES.ingestMetrics)
   async ingestMetrics(@CurrentActor() a: Actor, @Param('id') id: string, @Valid('body') body: Parsed<typeof ROUTES.ingestMetrics, 'body'>) {
-    return this.ingest.metrics(await this.runs.find(a, id), body);
+    return this.ingest.metrics(a, id, body);
   }
 
   @UseGuards(ThrottlerGuard)

@@ -1,5 +1,5 @@
 import { insertTrajectories, storeCheckpointFile, upsertMetricPoints, upsertMetrics, type TurnInput } from '@starpo/db';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { extract } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { otherTeamUser, signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
@@ -415,7 +415,19 @@ describe('metrics, trajectories, checkpoints, workers and ingestion', () => {
     const replay = await get(`/api/trajectories/${stored.body.items[0].id}`).expect(200);
     expect(replay.body.turns[0]).toMatchObject({ rawReply: 'garbage <answer>Left', formatOk: false });
 
+    const rival = await otherTeamUser(t);
+    await t.http
+      .post(`/api/runs/${ext.id}/ingest/metrics`)
+      .set('Authorization', rival.auth)
+      .send({ points: [{ key: 'k', step: 900, value: 1 }] })
+      .expect(404); // another team's run is no run at all
     expect((await post(`/api/runs/${ext.id}/ingest/finish`, { status: 'succeeded' }).expect(200)).body.status).toBe('succeeded');
     await post(`/api/runs/${ext.id}/ingest/metrics`, { points: [{ key: 'k', step: 1, value: 1 }] }).expect(409);
+    await post(`/api/runs/${randomUUID()}/ingest/metrics`, { points: [{ key: 'k', step: 1, value: 1 }] }).expect(404);
+    await post('/api/runs/not-a-run/ingest/metrics', { points: [{ key: 'k', step: 1, value: 1 }] }).expect(404);
+    // a refused write stores nothing and leaves the run as it was
+    expect(await t.db.metricPoint.count({ where: { runId: ext.id } })).toBe(1000);
+    expect(await t.db.metricPoint.count({ where: { runId, key: 'k' } })).toBe(0);
+    expect((await get(`/api/runs/${ext.id}`).expect(200)).body).toMatchObject({ status: 'succeeded', currentStep: 499 });
   });
 });

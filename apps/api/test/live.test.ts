@@ -70,6 +70,22 @@ describe('live events over socket.io', () => {
     expect(leaked.map((e) => (e as { runId: string }).runId)).toEqual([theirs.id]);
   });
 
+  it('delivers an external run’s metrics as its trainer posts them', async () => {
+    const run = (await t.http.post('/api/runs').set('Authorization', owner.auth).send({ external: true, config: {} }).expect(201)).body.id;
+    const c = connect({ token: owner.token });
+    await connected(c);
+    expect(await c.emitWithAck('subscribe', { runId: run })).toMatchObject({ ok: true });
+    const events: { step: number; values: Record<string, number> }[] = [];
+    const got = new Promise<void>((r) => c.on('metrics', (e) => events.push(e) === 2 && r()));
+    const points = [3, 4].map((step) => ({ key: 'train/success', step, value: step / 10 }));
+    await t.http.post(`/api/runs/${run}/ingest/metrics`).set('Authorization', owner.auth).send({ points }).expect(200);
+    await got; // one event a step the request wrote
+    expect(events.map((e) => [e.step, e.values['train/success']])).toEqual([
+      [3, 0.3],
+      [4, 0.4],
+    ]);
+  });
+
   it('a reconnecting client catches up from the last step it saw', async () => {
     const run = (await t.http.post('/api/runs').set('Authorization', owner.auth).send({ preset: 'quick-cpu' }).expect(201)).body.id;
     for (let s = 1; s <= 5; s++) await upsertMetrics(t.db, run, s, { 'train/reward/mean': s });

@@ -1,4 +1,6 @@
+import type { RunNotice } from '@starpo/contracts';
 import { poolOf, type Db } from '../client.js';
+import { EVENTS_CHANNEL } from './events.js';
 import { retryAttempts } from '../retry.js';
 import { LeaseLostError } from './leases.js';
 import { pgText } from './pg-text.js';
@@ -40,16 +42,65 @@ export async function upsertMetricPoints(
   points: MetricPointInput[],
   opts: { lease?: number } = {},
 ): Promise<number> {
+  const fenced = opts.lease !== undefined;
+  const stored = await writeBlocks(
+    db,
+    runId,
+    points,
+    fenced
+      ? { name: 'fenced', sql: `SELECT 1 FROM runs WHERE id = $1::uuid AND lease_epoch = $6::int FOR SHARE`, lease: opts.lease }
+      : { name: 'plain', sql: `SELECT 1 FROM runs WHERE id = $1::uuid FOR KEY SHARE` },
+  );
+  if (stored === null) {
+    if (fenced) throw new LeaseLostError(runId, opts.lease!);
+    throw new Error(`metric points for run ${runId}, which does not exist`);
+  }
+  return stored;
+}
+
+/**
+ * Metric points of an external run, sent by its trainer: the points, the run's heartbeat and
+ * current step, and the live notices go in one statement, written only when the run is an
+ * external run of `teamId` that is still running. Null when it is not (nothing is written then;
+ * the caller finds out why); else the points stored.
+ */
+export function ingestExternalMetricPoints(
+  db: Db,
+  run: { id: string; teamId: string },
+  points: MetricPointInput[],
+  notices: RunNotice[],
+): Promise<number | null> {
+  const step = Math.max(...points.map((p) => p.step));
+  return writeBlocks(db, run.id, points, {
+    name: 'external',
+    // the UPDATE locks the run row to the end of the statement, so a concurrent finish waits for the points
+    sql: `UPDATE runs SET heartbeat_at = now(), updated_at = now(), current_step = GREATEST(current_step, $18::int)
+          WHERE id = $1::uuid AND team_id = $17::uuid AND kind = 'external' AND status = 'running' RETURNING 1`,
+    extra: [run.teamId, step, EVENTS_CHANNEL, notices.map((n) => JSON.stringify(n))],
+    notify: 'SELECT pg_notify($19, n) FROM unnest($20::text[]) AS n WHERE EXISTS (SELECT 1 FROM fence)',
+  });
+}
+
+/**
+ * What a write of metric blocks checks first: `sql` returns a row when the write may go ahead
+ * ($1 is the run id, $6 the lease, `extra` values are $17…); `notify` runs only when it did.
+ */
+interface BlockFence {
+  name: string;
+  sql: string;
+  lease?: number;
+  extra?: unknown[];
+  notify?: string;
+}
+
+/** Upsert the blocks and summaries of `points` behind `fence`; null when the fence refused (nothing written). */
+async function writeBlocks(db: Db, runId: string, points: MetricPointInput[], fence: BlockFence): Promise<number | null> {
   const c = toBlockColumns(points, Date.now() / 1000);
   if (!c) return 0;
   // One round trip: the blocks and the summaries upsert as data-modifying CTEs, in key order (and
   // bucket order) so concurrent writers lock rows in the same order; a deadlock that still happens
   // between the two tables is retried (the statement is idempotent). The fence stands in for a
   // foreign key (metric_blocks has none: a trigger on runs deletes a run's blocks with it).
-  const fenced = opts.lease !== undefined;
-  const fence = fenced
-    ? `SELECT 1 FROM runs WHERE id = $1::uuid AND lease_epoch = $6::int FOR SHARE`
-    : `SELECT 1 FROM runs WHERE id = $1::uuid FOR KEY SHARE`;
   const pool = poolOf(db);
   const {
     rows: [result],
@@ -57,8 +108,8 @@ export async function upsertMetricPoints(
     () =>
       pool.query<{ fenced: number }>({
         // prepared once per connection: planning the statement cost a fifth of a 1,000-point write
-        name: fenced ? 'upsert-metric-points-fenced' : 'upsert-metric-points',
-        text: `WITH fence AS (${fence}),
+        name: `upsert-metric-points-${fence.name}`,
+        text: `WITH fence AS (${fence.sql}),
      g AS (SELECT ($2::text[])[ki] AS k, bucket, n, lo, hi,
                   ($3::int[])[st:st + n - 1] AS steps, ($4::float8[])[st:st + n - 1] AS vals, ($5::float8[])[st:st + n - 1] AS times
            FROM unnest($7::int[], $8::int[], $9::int[], $10::int[], $11::int[], $12::int[]) AS u(ki, bucket, st, n, lo, hi)
@@ -79,23 +130,20 @@ export async function upsertMetricPoints(
          value = CASE WHEN EXCLUDED.step >= metric_summaries.step THEN EXCLUDED.value ELSE metric_summaries.value END,
          max_value = GREATEST(metric_summaries.max_value, EXCLUDED.max_value),
          min_value = LEAST(metric_summaries.min_value, EXCLUDED.min_value),
-         updated_at = now())
-     SELECT (SELECT count(*) FROM fence)::int AS fenced`,
+         updated_at = now())${fence.notify ? `,\n     notified AS (${fence.notify})` : ''}
+     SELECT (SELECT count(*) FROM fence)::int AS fenced${fence.notify ? ', (SELECT count(*) FROM notified) AS notified' : ''}`,
         values: [
           runId,
           c.keys.map(pgText),
           ...[c.steps, c.values, c.times].map(pgNumbers),
-          opts.lease ?? null,
+          fence.lease ?? null,
           ...[c.blockKey, c.bucket, c.start, c.length, c.minAt, c.maxAt, c.lastStep, c.lastValue, c.maxValue, c.minValue].map(pgNumbers),
+          ...(fence.extra ?? []),
         ],
       }),
     { attempts: 4, delayMs: (attempt) => 20 * attempt + Math.random() * 30, retryIf: isDeadlock },
   );
-  if (result!.fenced === 0) {
-    if (fenced) throw new LeaseLostError(runId, opts.lease!);
-    throw new Error(`metric points for run ${runId}, which does not exist`);
-  }
-  return c.steps.length;
+  return result!.fenced === 0 ? null : c.steps.length;
 }
 
 const isDeadlock = (e: unknown) => /deadlock detected|40P01/.test(String((e as Error)?.message ?? e));
