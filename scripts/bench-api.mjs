@@ -6,7 +6,7 @@ import pg from 'pg';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createApp } from '@starpo/api/bootstrap';
-import { benchDatabase } from './bench-database.mjs';
+import { benchDatabase, postgresCpuSeconds } from './bench-database.mjs';
 import { createDb, INDEX_CLAIMS_SQL, migrate, refreshStepCounts, upsertMetricPoints } from '@starpo/db';
 import { DbSink } from '../apps/worker/dist/db-sink.js';
 
@@ -110,11 +110,19 @@ if (ONLY.has('ingest')) {
   const child = fork(fileURLToPath(new URL('./bench-ingest-client.mjs', import.meta.url)), [
     JSON.stringify({ url: base, token, runId: run.id, requests, concurrency: CONCURRENCY }),
   ]);
-  const { seconds } = await new Promise((resolve, reject) => (child.once('message', resolve), child.once('exit', reject)));
+  const apiCpu = process.cpuUsage();
+  const pgCpu = postgresCpuSeconds();
+  const { seconds, clientCpu } = await new Promise((resolve, reject) => (child.once('message', resolve), child.once('exit', reject)));
+  const { user, system } = process.cpuUsage(apiCpu);
   const stored = (await db.$queryRawUnsafe(`SELECT count(*)::int AS n FROM metric_points WHERE run_id = $1::uuid`, run.id))[0].n;
   if (stored !== requests * 1000) throw new Error(`the batch endpoint stored ${stored} of ${requests * 1000} points`);
   log(
     `ingest via batch endpoint: ${fmt((requests * 1000) / seconds)} points/s (${requests} requests × 1,000 points, ${CONCURRENCY} concurrent, from a child process)`,
+  );
+  // where the two cores went: the API process (this one), Postgres, and the posting client
+  const pgSeconds = pgCpu === null ? null : postgresCpuSeconds() - pgCpu;
+  log(
+    `  CPU in ${seconds.toFixed(2)} s: API ${((user + system) / 1e6).toFixed(2)} s, Postgres ${pgSeconds === null ? '?' : pgSeconds.toFixed(2)} s, client ${clientCpu.toFixed(2)} s`,
   );
 }
 

@@ -1,15 +1,18 @@
 import type { z } from 'zod';
 import { ConflictException, Inject, Injectable } from '@nestjs/common';
-import { finishRunSchema, ingestMetricsSchema, ingestTrajectoriesSchema } from '@starpo/contracts';
+import { finishRunSchema, ingestMetricsSchema, ingestTrajectoriesSchema, type RunNotice } from '@starpo/contracts';
 import {
   finishExternalRun,
   ingestExternalMetricPoints,
   insertDiagnosedTrajectories,
+  storedPointCount,
   touchExternalRun,
   type Db,
+  type MetricPointInput,
   type Run,
 } from '@starpo/db';
 import type { Actor } from './auth/actor.js';
+import { GroupCommit } from './group-commit.js';
 import { RunsService } from './runs.service.js';
 import { isUuid } from './validation.js';
 import { turnSnapshot } from './turn-snapshot.js';
@@ -25,6 +28,21 @@ export class IngestService {
     @Inject(RunsService) private readonly runs: RunsService,
   ) {}
 
+  /** Concurrent posts to one run share a statement (see GroupCommit); 10,000 points at most in one. */
+  private readonly metricWrites = new GroupCommit<MetricWrite, number | null>(
+    async (_, writes) => {
+      const stored = await ingestExternalMetricPoints(
+        this.db,
+        writes[0]!.run,
+        writes.flatMap((w) => w.points),
+        writes.map((w) => w.notice),
+      );
+      return writes.map((w) => (stored === null ? null : storedPointCount(w.points)));
+    },
+    (w) => w.points.length,
+    10_000,
+  );
+
   /**
    * The happy path is one statement (points, heartbeat, step and live notice, behind a check that
    * the run is an open external run of the caller's team); only a refused write looks the run up,
@@ -36,12 +54,11 @@ export class IngestService {
     const from = Math.min(...steps);
     // any ingestion keeps an external run alive (it is shown `crashed` after a silence) and advances its step
     const accepted = isUuid(runId)
-      ? await ingestExternalMetricPoints(
-          this.db,
-          { id: runId, teamId: actor.teamId },
-          req.points.map((p) => ({ key: p.key, step: p.step, value: p.value, time: p.time ? new Date(p.time * 1000) : undefined })),
-          [{ run: runId, type: 'metrics', step: top, ...(from < top ? { from } : {}) }],
-        )
+      ? await this.metricWrites.submit(`${actor.teamId} ${runId}`, {
+          run: { id: runId, teamId: actor.teamId },
+          points: req.points.map((p) => ({ key: p.key, step: p.step, value: p.value, time: p.time ? new Date(p.time * 1000) : undefined })),
+          notice: { run: runId, type: 'metrics', step: top, ...(from < top ? { from } : {}) },
+        })
       : null;
     if (accepted !== null) return { accepted };
     this.assertOpen(await this.runs.find(actor, runId));
@@ -113,4 +130,11 @@ export class IngestService {
     if (run.kind !== 'external') throw new ConflictException(`run ${run.id} is trained by a worker; only external runs take ingestion`);
     if (run.status !== 'running') throw new ConflictException(`run ${run.id} is ${run.status}; ingestion is closed`);
   }
+}
+
+/** One request's metric points, as they wait for a statement. */
+interface MetricWrite {
+  run: { id: string; teamId: string };
+  points: MetricPointInput[];
+  notice: RunNotice;
 }

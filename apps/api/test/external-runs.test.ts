@@ -139,4 +139,22 @@ describe('external runs: boards from text, diagnostics at ingestion, config as s
     await post(`/api/runs/${planned.id}/ingest/metrics`, { points: [{ key: 'train/success', step: 3, value: 0.5 }] }).expect(200);
     expect((await get(`/api/runs/${planned.id}`).expect(200)).body).toMatchObject({ status: 'running', currentStep: 3 });
   });
+
+  it('stores concurrent metric posts to one run once each, and answers each with its own count', async () => {
+    const run = (await post('/api/runs', { name: 'concurrent', external: true, config: {} }).expect(201)).body;
+    const batch = (b: number) => Array.from({ length: 300 }, (_, i) => ({ key: `k${i % 3}`, step: b * 100 + Math.floor(i / 3), value: b }));
+    const bodies = [0, 1, 2, 3, 4, 5].map((b) => ({ points: batch(b) }));
+    bodies.push({ points: batch(2) }); // a replay, racing its original
+    bodies.push({ points: [...batch(6).slice(0, 12), ...batch(6).slice(0, 12)] }); // each key+step twice counts once
+    const answers = await Promise.all(bodies.map((b) => post(`/api/runs/${run.id}/ingest/metrics`, b).expect(200)));
+    expect(answers.map((a) => a.body.accepted)).toEqual([300, 300, 300, 300, 300, 300, 300, 12]);
+    expect(await t.db.metricPoint.count({ where: { runId: run.id } })).toBe(6 * 300 + 12);
+    expect((await get(`/api/runs/${run.id}`).expect(200)).body).toMatchObject({ status: 'running', currentStep: 603 });
+    const [k0] = (await get(`/api/runs/${run.id}/metrics?keys=k0&maxPoints=1000`).expect(200)).body as {
+      points: { step: number; value: number }[];
+    }[];
+    const steps = [...[0, 1, 2, 3, 4, 5].flatMap((b) => Array.from({ length: 100 }, (_, i) => b * 100 + i)), 600, 601, 602, 603];
+    expect(k0!.points.map((p) => p.step)).toEqual(steps);
+    expect(k0!.points.every((p) => p.value === Math.floor(p.step / 100))).toBe(true);
+  });
 });

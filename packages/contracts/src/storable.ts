@@ -16,11 +16,20 @@ export const MAX_INPUT_DEPTH = 32;
 /** A UTF-16 surrogate without its pair: not a character, so it has no UTF-8 form (jsonb refuses it, text would mangle it). */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** Any surrogate: most strings have none, and this scan is far cheaper than LONE_SURROGATE's lookarounds. */
+const SURROGATE = /[\ud800-\udfff]/;
+
 /** Why Postgres cannot store the string `s` as it is, or null. */
 function textProblem(s: string): string | null {
   if (s.includes('\u0000')) return 'contains a NUL character (U+0000), which cannot be stored';
-  if (LONE_SURROGATE.test(s)) return 'contains an unpaired UTF-16 surrogate (not valid Unicode)';
+  if (SURROGATE.test(s) && LONE_SURROGATE.test(s)) return 'contains an unpaired UTF-16 surrogate (not valid Unicode)';
   return null;
+}
+
+/** Where a value sits in the document, as a chain to its parent (a path is only spelled out for an issue). */
+interface Place {
+  parent: Place | null;
+  key: string;
 }
 
 /**
@@ -31,27 +40,47 @@ function textProblem(s: string): string | null {
  */
 export function storableIssues(value: unknown, maxDepth = MAX_INPUT_DEPTH, limit = 20): FieldError[] {
   const issues: FieldError[] = [];
-  const stack: { v: unknown; path: string[]; depth: number }[] = [{ v: value, path: [], depth: 0 }];
-  const at = (path: string[]) => (path.length ? path.join('.') : '(root)');
+  const stack: { v: unknown; at: Place | null; depth: number }[] = [{ v: value, at: null, depth: 0 }];
   while (stack.length && issues.length < limit) {
-    const { v, path, depth } = stack.pop()!;
+    const { v, at, depth } = stack.pop()!;
     if (typeof v === 'string') {
       const problem = textProblem(v);
-      if (problem) issues.push({ path: at(path), message: problem });
+      if (problem) issues.push({ path: spelled(at), message: problem });
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
     if (depth >= maxDepth) {
-      issues.push({ path: at(path), message: `nested deeper than ${maxDepth} levels` });
+      issues.push({ path: spelled(at), message: `nested deeper than ${maxDepth} levels` });
       continue;
     }
-    for (const [k, child] of Object.entries(v)) {
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) {
+        const child: unknown = v[i];
+        // numbers, booleans and null need no look (most of a metrics batch's leaves)
+        if (child !== null && (typeof child === 'object' || typeof child === 'string'))
+          stack.push({ v: child, at: { parent: at, key: String(i) }, depth: depth + 1 });
+      }
+      continue;
+    }
+    for (const k in v) {
+      if (!Object.hasOwn(v, k)) continue;
       const problem = textProblem(k);
-      if (problem) issues.push({ path: at([...path, printable(k)]), message: `the key ${problem}` });
-      else stack.push({ v: child, path: [...path, k], depth: depth + 1 });
+      if (problem) issues.push({ path: spelled({ parent: at, key: printable(k) }), message: `the key ${problem}` });
+      else {
+        const child: unknown = (v as Record<string, unknown>)[k];
+        if (child !== null && (typeof child === 'object' || typeof child === 'string'))
+          stack.push({ v: child, at: { parent: at, key: k }, depth: depth + 1 });
+      }
     }
   }
   return issues;
+}
+
+/** A place as a dotted path (`points.3.key`), or `(root)`. */
+function spelled(at: Place | null): string {
+  const keys: string[] = [];
+  for (let p = at; p; p = p.parent) keys.push(p.key);
+  return keys.length ? keys.reverse().join('.') : '(root)';
 }
 
 /** A key as an error can show it: NUL as `\0`, a lone surrogate as `\uXXXX`. */

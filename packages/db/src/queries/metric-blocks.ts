@@ -97,6 +97,21 @@ export function toBlockColumns(points: MetricPointInput[], now: number): BlockCo
   return c;
 }
 
+/** How many points a write of `points` stores: one per key+step, finite values only (as toBlockColumns keeps them). */
+export function storedPointCount(points: MetricPointInput[]): number {
+  const seen = new Map<string, Set<number>>();
+  let n = 0;
+  for (const p of points) {
+    if (!Number.isFinite(p.value)) continue;
+    let steps = seen.get(p.key);
+    if (!steps) seen.set(p.key, (steps = new Set()));
+    if (steps.has(p.step)) continue;
+    steps.add(p.step);
+    n++;
+  }
+  return n;
+}
+
 /**
  * A finite number array as a Postgres array literal. node-postgres quotes and escapes every element
  * (a fifth of a large write's client time); a JavaScript number's shortest form reads back exactly.

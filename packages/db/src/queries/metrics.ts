@@ -6,7 +6,7 @@ import { LeaseLostError } from './leases.js';
 import { pgText } from './pg-text.js';
 import { BLOCK_SHIFT, BLOCK_STEPS, pgNumbers, toBlockColumns, type MetricPointInput } from './metric-blocks.js';
 
-export type { MetricPointInput } from './metric-blocks.js';
+export { storedPointCount, type MetricPointInput } from './metric-blocks.js';
 
 /** Per series, the buckets' first, last, lowest and highest points as [step, value, time] triples, flattened. */
 const SERIES_ARRAYS = `SELECT run_id::text, key,
