@@ -24,3 +24,4 @@ export * from './model-base.js';
 export * from './heartbeat.js';
 export * from './settings.js';
 export * from './queries/retention.js';
+export * from './queries/tokens.js';

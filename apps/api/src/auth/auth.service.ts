@@ -8,7 +8,7 @@ import {
   UnauthorizedException,
 } from '@nestjs/common';
 import type { CreatedInvite, CreatedToken, InviteInfo, Me, RoleName, TeamMember, TokenInfo } from '@starpo/contracts';
-import type { Db } from '@starpo/db';
+import { findActiveToken, type Db } from '@starpo/db';
 import { DB } from '../di-tokens.js';
 import type { Actor } from './actor.js';
 import { publishAccessChange } from './access-notice.js';
@@ -132,19 +132,11 @@ export class AuthService {
   /** The caller behind an API token or a session cookie, or null. */
   async resolve(bearer: string | undefined, cookie: string | undefined): Promise<Actor | null> {
     if (bearer) {
-      // the token with its owner's role in the token's team, in one round trip (every ingestion request pays it)
-      const [t] = await this.db.$queryRawUnsafe<
-        { id: string; user_id: string; team_id: string; last_used_at: Date | null; role: RoleName }[]
-      >(
-        `SELECT t.id::text, t.user_id::text, t.team_id::text, t.last_used_at, m.role::text AS role
-           FROM api_tokens t JOIN memberships m ON m.user_id = t.user_id AND m.team_id = t.team_id
-          WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
-        hashSecret(bearer),
-      );
+      const t = await findActiveToken(this.db, hashSecret(bearer));
       if (!t) return null;
-      if (!t.last_used_at || Date.now() - t.last_used_at.getTime() > 60_000)
+      if (!t.lastUsedAt || Date.now() - t.lastUsedAt.getTime() > 60_000)
         await this.db.apiToken.update({ where: { id: t.id }, data: { lastUsedAt: new Date() } });
-      return { userId: t.user_id, teamId: t.team_id, role: t.role, via: 'token' };
+      return { userId: t.userId, teamId: t.teamId, role: t.role, via: 'token' };
     }
     if (cookie) {
       const s = await this.db.session.findUnique({ where: { tokenHash: hashSecret(cookie) } });
