@@ -4,6 +4,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { installBlasMatMul, type MatmulEngine } from './model/blas-kernel.js';
 import { installSharedIdentity } from './model/wasm-identity.js';
+import { installHeapKernels } from './model/wasm-heap-kernels.js';
 import { trainerSettings } from './settings.js';
 
 export type BackendName = 'tensorflow' | 'webgpu' | 'wasm' | 'cpu';
@@ -164,12 +165,16 @@ export async function initBackend(choice: BackendChoice = 'auto', log: (msg: str
 /**
  * STARPO_MATMUL=tfjs keeps the backend's own kernels throughout; otherwise (default `blas`) the cpu and
  * wasm backends run matMul and attention on OpenBLAS when the optional addon is built, and wasm's
- * Identity shares memory instead of copying. Returns the note for the device line.
+ * Identity shares memory instead of copying, and its Slice and GatherV2 copy within the heap. Returns
+ * the note for the device line.
  */
 function matmulEngineNote(name: 'wasm' | 'cpu', log: (msg: string) => void): string {
   const wanted: MatmulEngine = trainerSettings().STARPO_MATMUL;
   if (wanted === 'tfjs') return ', tfjs matMul';
-  if (name === 'wasm') installSharedIdentity();
+  if (name === 'wasm') {
+    installSharedIdentity();
+    installHeapKernels();
+  }
   const r = installBlasMatMul(name);
   if (!r.ok) log(`matMul stays on tfjs: ${r.why}`);
   return r.ok ? ', OpenBLAS matMul' : ', tfjs matMul';
