@@ -28,35 +28,52 @@ export function sampleToken(logits: Float32Array | number[], temperature: number
   }
   if (temperature <= 0) return { token: argmax, logProb: logits[argmax]! - logZ, entropy };
 
-  const scaled = new Float64Array(n);
+  const scaled = scratch(n);
   let zs = 0;
   for (let i = 0; i < n; i++) {
     scaled[i] = Math.exp((logits[i]! - max) / temperature);
     zs += scaled[i]!;
   }
-  let candidates: number[];
+  let token = n - 1;
   if (topP < 1) {
     const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => scaled[b]! - scaled[a]!);
-    candidates = [];
+    const candidates: number[] = [];
     let mass = 0;
     for (const i of order) {
       candidates.push(i);
       mass += scaled[i]! / zs;
       if (mass >= topP) break;
     }
+    let total = 0;
+    for (const i of candidates) total += scaled[i]!;
+    let u = rng.float() * total;
+    token = candidates[candidates.length - 1]!;
+    for (const i of candidates) {
+      u -= scaled[i]!;
+      if (u <= 0) {
+        token = i;
+        break;
+      }
+    }
   } else {
-    candidates = Array.from({ length: n }, (_, i) => i);
-  }
-  let total = 0;
-  for (const i of candidates) total += scaled[i]!;
-  let u = rng.float() * total;
-  let token = candidates[candidates.length - 1]!;
-  for (const i of candidates) {
-    u -= scaled[i]!;
-    if (u <= 0) {
-      token = i;
-      break;
+    // every token is a candidate, in index order: the same walk without building the list
+    let total = 0;
+    for (let i = 0; i < n; i++) total += scaled[i]!;
+    let u = rng.float() * total;
+    for (let i = 0; i < n; i++) {
+      u -= scaled[i]!;
+      if (u <= 0) {
+        token = i;
+        break;
+      }
     }
   }
   return { token, logProb: logits[token]! - logZ, entropy };
+}
+
+let buffer = new Float64Array(0);
+/** A reused buffer of at least n values: sampling runs once per token and row, and a fresh array each time was a tenth of its cost. */
+function scratch(n: number): Float64Array {
+  if (buffer.length < n) buffer = new Float64Array(n);
+  return buffer;
 }
