@@ -12,6 +12,8 @@ import { findActiveToken, type Db } from '@starpo/db';
 import { DB } from '../di-tokens.js';
 import type { Actor } from './actor.js';
 import { publishAccessChange } from './access-notice.js';
+import { PgListener } from '../events/pg-listener.js';
+import { TokenCache } from './token-cache.js';
 import { hashPassword, hashSecret, newSecret, verifyPassword } from './secrets.js';
 
 export const SESSION_COOKIE = 'starpo_session';
@@ -24,7 +26,24 @@ export class AuthService {
   /** A real argon2 hash to verify against when the email is unknown, so both answers take as long. */
   private readonly dummyHash = hashPassword(newSecret('dummy_'));
 
-  constructor(@Inject(DB) private readonly db: Db) {}
+  private readonly tokenCache = new TokenCache();
+
+  constructor(
+    @Inject(DB) private readonly db: Db,
+    @Inject(PgListener) listener: PgListener,
+  ) {
+    // access changed through another instance: forget that user's tokens here too
+    listener.onNotice((n) => {
+      if (n.type === 'access') this.tokenCache.dropUser(n.user);
+    });
+    listener.onReconnect(() => this.tokenCache.clear()); // notices sent while away are lost
+  }
+
+  /** After a change of `userId`'s access has committed: drop their cached tokens here, then tell the other instances. */
+  private async accessChanged(userId: string): Promise<void> {
+    this.tokenCache.dropUser(userId);
+    await publishAccessChange(this.db, userId);
+  }
 
   async needsSetup(): Promise<boolean> {
     return (await this.db.user.count()) === 0;
@@ -77,7 +96,7 @@ export class AuthService {
 
   async logout(actor: Actor): Promise<void> {
     if (actor.sessionId) await this.db.session.deleteMany({ where: { id: actor.sessionId } });
-    await publishAccessChange(this.db, actor.userId);
+    await this.accessChanged(actor.userId);
   }
 
   /** The user, the team they act for (`teamId`, else their first) and all their teams. */
@@ -125,17 +144,29 @@ export class AuthService {
     const m = await this.db.membership.findUnique({ where: { userId_teamId: { userId: actor.userId, teamId } } });
     if (!m) throw new NotFoundException(`team ${teamId} not found`);
     await this.db.session.update({ where: { id: actor.sessionId }, data: { teamId } });
-    await publishAccessChange(this.db, actor.userId);
+    await this.accessChanged(actor.userId);
     return this.me(actor.userId, teamId);
   }
 
-  /** The caller behind an API token or a session cookie, or null. */
-  async resolve(bearer: string | undefined, cookie: string | undefined): Promise<Actor | null> {
+  /**
+   * The caller behind an API token or a session cookie, or null. A token seen in the last two
+   * seconds is answered from the TokenCache; `fresh` asks the database (re-checks of live sockets).
+   */
+  async resolve(bearer: string | undefined, cookie: string | undefined, opts: { fresh?: boolean } = {}): Promise<Actor | null> {
     if (bearer) {
-      const t = await findActiveToken(this.db, hashSecret(bearer));
-      if (!t) return null;
-      if (!t.lastUsedAt || Date.now() - t.lastUsedAt.getTime() > 60_000)
-        await this.db.apiToken.update({ where: { id: t.id }, data: { lastUsedAt: new Date() } });
+      const hash = hashSecret(bearer);
+      let t = opts.fresh ? undefined : this.tokenCache.get(hash);
+      if (!t) {
+        const since = this.tokenCache.begin();
+        const found = await findActiveToken(this.db, hash);
+        if (!found) return null;
+        this.tokenCache.set(hash, found, since);
+        t = found;
+      }
+      if (!t.lastUsedAt || Date.now() - t.lastUsedAt.getTime() > 60_000) {
+        t.lastUsedAt = new Date();
+        await this.db.apiToken.update({ where: { id: t.id }, data: { lastUsedAt: t.lastUsedAt } });
+      }
       return { userId: t.userId, teamId: t.teamId, role: t.role, via: 'token' };
     }
     if (cookie) {
@@ -208,7 +239,7 @@ export class AuthService {
     )
       throw new ConflictException('a team keeps at least one owner');
     await this.db.membership.update({ where: { userId_teamId: { userId, teamId: actor.teamId } }, data: { role } });
-    await publishAccessChange(this.db, userId);
+    await this.accessChanged(userId);
     return (await this.members(actor)).find((x) => x.userId === userId);
   }
 
@@ -230,7 +261,7 @@ export class AuthService {
       .updateMany({ where: { id, userId: actor.userId, revokedAt: null }, data: { revokedAt: new Date() } })
       .catch(() => ({ count: 0 }));
     if (n.count === 0) throw new NotFoundException(`token ${id} not found`);
-    await publishAccessChange(this.db, actor.userId);
+    await this.accessChanged(actor.userId);
   }
 
   private async createSession(userId: string): Promise<string> {

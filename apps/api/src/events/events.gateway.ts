@@ -91,7 +91,7 @@ export class EventsGateway implements OnGatewayInit, OnApplicationShutdown {
     for (const socket of this.server?.sockets.sockets.values() ?? []) {
       const data = socket.data as SocketData;
       if (!data.actor || !which(data.actor)) continue;
-      const now = await this.auth.resolve(data.credentials?.token, data.credentials?.cookie).catch(() => undefined);
+      const now = await this.auth.resolve(data.credentials?.token, data.credentials?.cookie, { fresh: true }).catch(() => undefined);
       if (now === undefined) continue; // database away: keep the connection, check again later
       if (!now || now.teamId !== data.actor.teamId || now.role !== data.actor.role) {
         socket.emit('access_changed', { message: now ? 'your role changed; reconnect' : 'your session or token was revoked' });
