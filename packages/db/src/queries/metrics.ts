@@ -1,6 +1,7 @@
 import type { RunNotice } from '@starpo/contracts';
 import { poolOf, type Db } from '../client.js';
 import { EVENTS_CHANNEL } from './events.js';
+import { externalTouch } from './runs.js';
 import { retryAttempts } from '../retry.js';
 import { LeaseLostError } from './leases.js';
 import { pgText } from './pg-text.js';
@@ -74,7 +75,7 @@ export function ingestExternalMetricPoints(
   return writeBlocks(db, run.id, points, {
     name: 'external',
     // the UPDATE locks the run row to the end of the statement, so a concurrent finish waits for the points
-    sql: `UPDATE runs SET heartbeat_at = now(), updated_at = now(), current_step = GREATEST(current_step, $18::int)
+    sql: `UPDATE runs SET ${externalTouch('$18')}
           WHERE id = $1::uuid AND team_id = $17::uuid AND kind = 'external' AND status = 'running' RETURNING 1`,
     extra: [run.teamId, step, EVENTS_CHANNEL, notices.map((n) => JSON.stringify(n))],
     notify: 'SELECT pg_notify($19, n) FROM unnest($20::text[]) AS n WHERE EXISTS (SELECT 1 FROM fence)',

@@ -138,14 +138,17 @@ export async function teamRunIds(db: Db, teamId: string, ids: string[]): Promise
   return rows.map((r) => r.id);
 }
 
+/** What an ingestion sets on its external run (`step`: the SQL of the highest step it wrote): alive now, at least at that step. */
+export const externalTouch = (step: string) =>
+  `heartbeat_at = now(), updated_at = now(), current_step = GREATEST(current_step, ${step}::int)`;
+
 /**
  * An external run's ingestion counts as its heartbeat and advances its step (never backwards); the
  * live notices of what it stored go out in the same round trip (publishRunNotice's channel).
  */
 export async function touchExternalRun(db: Db, id: string, step: number, notices: RunNotice[] = []): Promise<void> {
   await db.$executeRawUnsafe(
-    `WITH touched AS (
-       UPDATE runs SET heartbeat_at = now(), updated_at = now(), current_step = GREATEST(current_step, $2::int) WHERE id = $1::uuid RETURNING 1)
+    `WITH touched AS (UPDATE runs SET ${externalTouch('$2')} WHERE id = $1::uuid RETURNING 1)
      SELECT pg_notify($3, n) FROM unnest($4::text[]) AS n`, // the UPDATE runs whether or not a notice goes out
     id,
     step,
