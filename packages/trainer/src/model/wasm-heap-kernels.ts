@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
+import { overrideWasmKernel, restoreWasmKernel } from './wasm-kernel-override.js';
 
 // Two tfjs-backend-wasm kernels that copy data were far slower than copying: Slice first copies
 // its whole input out of the wasm heap into a fresh ArrayBuffer (readSync), and GatherV2 moves
@@ -17,27 +18,15 @@ const KERNELS: { name: string; func: (args: Parameters<tf.KernelFunc>[0], origin
   { name: tf.Slice, func: slice },
   { name: tf.GatherV2, func: gather },
 ];
-const originals = new Map<string, tf.KernelConfig>();
 
 /** Put this module's Slice and GatherV2 in place of the wasm backend's; idempotent. */
 export function installHeapKernels(): void {
-  for (const { name, func } of KERNELS) {
-    if (originals.has(name)) continue;
-    const original = tf.getKernel(name, 'wasm');
-    if (!original) continue;
-    originals.set(name, original);
-    tf.unregisterKernel(name, 'wasm');
-    tf.registerKernel({ kernelName: name, backendName: 'wasm', kernelFunc: (args) => func(args, original) });
-  }
+  for (const { name, func } of KERNELS) overrideWasmKernel(name, (original) => (args) => func(args, original));
 }
 
 /** Put the library's kernels back (tests compare both in one process). */
 export function uninstallHeapKernels(): void {
-  for (const [name, original] of originals) {
-    tf.unregisterKernel(name, 'wasm');
-    tf.registerKernel(original);
-  }
-  originals.clear();
+  for (const { name } of KERNELS) restoreWasmKernel(name);
 }
 
 function slice(args: Parameters<tf.KernelFunc>[0], original: tf.KernelConfig): tf.TensorInfo {
@@ -87,13 +76,7 @@ function gather(args: Parameters<tf.KernelFunc>[0], original: tf.KernelConfig): 
  * trailing axes the box spans whole, with the first one it cuts, form contiguous runs; each run is
  * one `set`.
  */
-export function copySlice(
-  src: Float32Array | Int32Array | Uint8Array,
-  srcShape: number[],
-  from: number[],
-  shape: number[],
-  dst: Float32Array | Int32Array | Uint8Array,
-): void {
+function copySlice(src: Heap, srcShape: number[], from: number[], shape: number[], dst: Heap): void {
   const rank = srcShape.length;
   if (shape.some((n) => n === 0)) return;
   const strides = new Array<number>(rank);
