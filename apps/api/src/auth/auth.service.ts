@@ -150,7 +150,8 @@ export class AuthService {
 
   /**
    * The caller behind an API token or a session cookie, or null. A token seen in the last two
-   * seconds is answered from the TokenCache; `fresh` asks the database (re-checks of live sockets).
+   * seconds is answered from the TokenCache; `fresh` asks the database (sockets: their handshake and
+   * re-checks).
    */
   async resolve(bearer: string | undefined, cookie: string | undefined, opts: { fresh?: boolean } = {}): Promise<Actor | null> {
     if (bearer) {

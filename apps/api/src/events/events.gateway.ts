@@ -106,8 +106,9 @@ export class EventsGateway implements OnGatewayInit, OnApplicationShutdown {
       const token = typeof socket.handshake.auth?.token === 'string' ? (socket.handshake.auth.token as string) : undefined;
       const raw = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]+)`).exec(socket.handshake.headers.cookie ?? '')?.[1];
       const cookie = raw ? safeDecode(raw) : undefined;
+      // a socket is authenticated once and kept: ask the database, as before the token cache
       this.auth
-        .resolve(token, cookie)
+        .resolve(token, cookie, { fresh: true })
         .then((actor) => {
           if (!actor) return next(new Error('unauthorized'));
           const data = socket.data as SocketData;
