@@ -16,6 +16,8 @@ const SCALES = (process.env.BENCH_SCALES ?? String(TURNS)).split(',').map(Number
 /** Live clients per measurement (BENCH_CLIENTS=20,1000). */
 const CLIENT_COUNTS = (process.env.BENCH_CLIENTS ?? '20').split(',').map(Number);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+/** Batch-endpoint requests of 1,000 points (BENCH_REQUESTS=1000: a longer window, less of it the API's first, unoptimised requests). */
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 /** Metric points stored in all at each measurement of the metric queries (BENCH_POINT_SCALES=1000000,100000000). */
 const POINT_SCALES = (process.env.BENCH_POINT_SCALES ?? '1000000,10000000').split(',').map(Number);
 /** Sections to run (BENCH_ONLY=ingest,live,trajectories,metrics,runs; all by default). */
@@ -61,7 +63,7 @@ const database = await benchDatabase();
 const url = database.url;
 await migrate(url);
 const db = createDb(url, { max: 8 });
-const app = await createApp({ databaseUrl: url, webOrigin: 'http://localhost:3000' }, { logger: false });
+const app = await createApp({ databaseUrl: url, webOrigin: 'http://localhost:3000', ingestRateLimit: 100_000 }, { logger: false });
 await app.listen(0, '127.0.0.1');
 const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
 const api = async (method, p, body, token) => {
@@ -106,7 +108,7 @@ if (ONLY.has('ingest')) {
 // 2. metric points through the batch endpoint (1,000 points a request, 4 in flight), posted by a child process
 if (ONLY.has('ingest')) {
   const run = await newRun({ external: true });
-  const requests = 200;
+  const requests = REQUESTS;
   const child = fork(fileURLToPath(new URL('./bench-ingest-client.mjs', import.meta.url)), [
     JSON.stringify({ url: base, token, runId: run.id, requests, concurrency: CONCURRENCY }),
   ]);

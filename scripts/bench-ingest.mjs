@@ -4,7 +4,7 @@
 import os from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createApp } from '@starpo/api/bootstrap';
-import { benchDatabase } from './bench-database.mjs';
+import { benchDatabase, postgresCpuSeconds } from './bench-database.mjs';
 import { createDb, insertTrajectories, migrate, rediagnoseStep } from '@starpo/db';
 import { SokobanEnv, diagnoseStoredRows, renderSokoban } from '@starpo/envs';
 
@@ -98,6 +98,7 @@ const times = [];
 const loop = monitorEventLoopDelay({ resolution: 5 });
 loop.enable();
 const t0 = performance.now();
+const cpu0 = { node: process.cpuUsage(), pg: postgresCpuSeconds() };
 let diagnosed = 0;
 for (const b of batches) {
   const t = performance.now();
@@ -105,7 +106,12 @@ for (const b of batches) {
   times.push(performance.now() - t);
 }
 const api = (performance.now() - t0) / 1000;
+const nodeCpu = process.cpuUsage(cpu0.node);
+const pgCpu = postgresCpuSeconds() - cpu0.pg;
 loop.disable();
+log(
+  `CPU in ${api.toFixed(2)} s: this process (API, its threads and the client) ${((nodeCpu.user + nodeCpu.system) / 1e6).toFixed(2)} s, Postgres ${pgCpu.toFixed(2)} s`,
+);
 if (process.env.BENCH_VERBOSE) log(`request times (ms): ${times.map((t) => t.toFixed(0)).join(' ')}`);
 const flagged = await db.trajectory.count({ where: { runId: run.id, hallucinated: true } });
 log(

@@ -37,7 +37,9 @@ export class IngestService {
         writes.flatMap((w) => w.points),
         writes.map((w) => w.notice),
       );
-      return writes.map((w) => (stored === null ? null : storedPointCount(w.points)));
+      if (stored === null) return writes.map(() => null);
+      // a lone write's count is the statement's; merged writes count their own points
+      return writes.length === 1 ? [stored] : writes.map((w) => storedPointCount(w.points));
     },
     (w) => w.points.length,
     10_000,
@@ -49,14 +51,18 @@ export class IngestService {
    * to answer 404 or 409 as the other ingestion routes do.
    */
   async metrics(actor: Actor, runId: string, req: z.output<typeof ingestMetricsSchema>): Promise<{ accepted: number }> {
-    const steps = req.points.map((p) => p.step);
-    const top = Math.max(...steps);
-    const from = Math.min(...steps);
+    let top = -Infinity;
+    let from = Infinity;
+    for (const p of req.points) {
+      top = Math.max(top, p.step);
+      from = Math.min(from, p.step);
+    }
     // any ingestion keeps an external run alive (it is shown `crashed` after a silence) and advances its step
     const accepted = isUuid(runId)
       ? await this.metricWrites.submit(`${actor.teamId} ${runId}`, {
           run: { id: runId, teamId: actor.teamId },
-          points: req.points.map((p) => ({ key: p.key, step: p.step, value: p.value, time: p.time ? new Date(p.time * 1000) : undefined })),
+          // a point without a time is already a MetricPointInput (no copy of 1,000 objects a request)
+          points: req.points.map((p) => (p.time === undefined ? (p as MetricPointInput) : { ...p, time: new Date(p.time * 1000) })),
           notice: { run: runId, type: 'metrics', step: top, ...(from < top ? { from } : {}) },
         })
       : null;

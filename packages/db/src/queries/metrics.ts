@@ -71,7 +71,7 @@ export function ingestExternalMetricPoints(
   points: MetricPointInput[],
   notices: RunNotice[],
 ): Promise<number | null> {
-  const step = Math.max(...points.map((p) => p.step));
+  const step = points.reduce((top, p) => Math.max(top, p.step), -Infinity);
   return writeBlocks(db, run.id, points, {
     name: 'external',
     // the UPDATE locks the run row to the end of the statement, so a concurrent finish waits for the points
