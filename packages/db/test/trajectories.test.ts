@@ -96,6 +96,36 @@ describe('insertTrajectories', () => {
   });
 });
 
+describe('insertTrajectories: text Postgres cannot hold', () => {
+  const ctx = withRun();
+
+  it('stores lone surrogates as U+FFFD in text and jsonb alike, and non-finite numbers as they are', async () => {
+    await insertTrajectories(ctx.db, ctx.runId, [
+      traj(
+        [
+          turn({
+            think: 'a\ud800b',
+            parsedActions: ['Up\udfff'],
+            diagnostics: { k: 'x\udc00', pair: '😀', text: '\\ud800' },
+            reward: Number.NaN,
+            meanLogProb: Number.NEGATIVE_INFINITY,
+            meanEntropy: Number.POSITIVE_INFINITY,
+            advantage: 0.25,
+          }),
+        ],
+        {},
+      ),
+    ]);
+    const [stored] = await ctx.db.turn.findMany({ where: { trajectory: { runId: ctx.runId } } });
+    expect(stored!.think).toBe('a\ufffdb');
+    expect(stored!.parsedActions).toEqual(['Up\ufffd']);
+    // the six characters \ud800 written out in text stay as they are
+    expect(stored!.diagnostics).toEqual({ k: 'x\ufffd', pair: '😀', text: '\\ud800' });
+    expect(stored!.reward).toBeNaN();
+    expect([stored!.meanLogProb, stored!.meanEntropy, stored!.advantage]).toEqual([-Infinity, Infinity, 0.25]);
+  });
+});
+
 describe('contradicted_claims follows the turns it indexes', () => {
   const ctx = withRun();
   const claim = (pattern: string, verdict: string, text = `${pattern} claim`) => ({

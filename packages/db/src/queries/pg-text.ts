@@ -11,12 +11,17 @@ export function pgText(s: string): string {
 
 /** A `\u0000` escape in JSON text that is not itself an escaped backslash followed by "u0000". */
 const JSON_NUL = /(?<!\\)((?:\\\\)*)\\u0000/g;
+/** A lone surrogate's escape (JSON.stringify writes a paired one as the character itself). */
+const JSON_LONE_SURROGATE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
 
 /**
  * JSON text of a value for a `jsonb` column, with {@link pgText} applied to every string (keys
- * included): stringified once, then each escaped NUL swapped, so the common case costs one scan.
+ * included), and a lone surrogate stored as U+FFFD as a `text` column stores it (jsonb refuses its
+ * escape): stringified once, then escapes swapped only when there are any, so the common case costs one scan.
  */
 export function pgJsonText(value: unknown): string | undefined {
   const text = JSON.stringify(value) as string | undefined;
-  return text !== undefined && text.includes('\\u0000') ? text.replace(JSON_NUL, `$1${NUL_REPLACEMENT}`) : text;
+  return text !== undefined && text.includes('\\u')
+    ? text.replace(JSON_NUL, `$1${NUL_REPLACEMENT}`).replace(JSON_LONE_SURROGATE, '$1\ufffd')
+    : text;
 }

@@ -102,7 +102,7 @@ export async function storeTrajectories(client: Queryable, runId: string, items:
       column(items, (t) => t.numActions),
       column(items, (t) => t.keptByFilter),
       column(items, (t) => t.hallucinated ?? false),
-      column(items, (t) => JSON.stringify((t.flags ?? []).map(pgText))),
+      column(items, (t) => pgJsonText(t.flags ?? [])),
       column(items, (t) => json(t.finalSnapshot)),
     ],
   );
@@ -125,8 +125,8 @@ export async function storeTrajectories(client: Queryable, runId: string, items:
       column(turns, (r) => pgText(r.u.rawReply)),
       column(turns, (r) => pgText(r.u.think)),
       column(turns, (r) => pgText(r.u.answer)),
-      column(turns, (r) => JSON.stringify(r.u.parsedActions.map(pgText))),
-      column(turns, (r) => JSON.stringify(r.u.validActions.map(pgText))),
+      column(turns, (r) => pgJsonText(r.u.parsedActions)),
+      column(turns, (r) => pgJsonText(r.u.validActions)),
       column(turns, (r) => r.u.formatOk),
       column(turns, (r) => r.u.formatOk && r.u.validActions.length > 0 && r.u.validActions.length === r.u.parsedActions.length),
       column(turns, (r) => r.u.effectiveCount),
@@ -202,7 +202,7 @@ export async function storeDiagnostics(client: Queryable, items: DiagnosticsUpda
   await client.query(
     `UPDATE trajectories AS t SET hallucinated = v.h, flags = ARRAY(SELECT jsonb_array_elements_text(v.f))
      FROM unnest($1::uuid[], $2::bool[], $3::jsonb[]) AS v(id, h, f) WHERE t.id = v.id`,
-    [ids, items.map((t) => t.hallucinated), items.map((t) => JSON.stringify(t.flags.map(pgText)))],
+    [ids, items.map((t) => t.hallucinated), items.map((t) => pgJsonText(t.flags))],
   );
   await client.query(
     `UPDATE turns AS u SET diagnostics = v.d
