@@ -110,7 +110,7 @@ if (ONLY.has('ingest')) {
   const run = await newRun({ external: true });
   const requests = REQUESTS;
   const child = fork(fileURLToPath(new URL('./bench-ingest-client.mjs', import.meta.url)), [
-    JSON.stringify({ url: base, token, runId: run.id, requests, concurrency: CONCURRENCY }),
+    JSON.stringify({ url: base, token, path: `/api/runs/${run.id}/ingest/metrics`, requests, concurrency: CONCURRENCY }),
   ]);
   const apiCpu = process.cpuUsage();
   const pgCpu = postgresCpuSeconds();

@@ -1,7 +1,11 @@
 // bench:ingest — 1,000 external trajectories of 5 turns through POST /api/runs/:id/ingest/trajectories,
 // observation text only (the server rebuilds each board and diagnoses each step batch in the request),
 // beside the same rows stored without either, on a real Postgres (DATABASE_URL's server, else embedded).
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createApp } from '@starpo/api/bootstrap';
 import { benchDatabase, postgresCpuSeconds } from './bench-database.mjs';
@@ -91,26 +95,31 @@ log(
   `bench:ingest — ${TRAJECTORIES} trajectories × ${TURNS} turns (Sokoban grid_coord text, no snapshots), ${batches.length} requests ≤ 1 MB, Postgres ${database.embedded ? 'embedded' : 'from DATABASE_URL'}, ${os.cpus().length} cores`,
 );
 
-// 1. through the API: parse boards + store + diagnose each touched step batch, in the request
+// 1. through the API: parse boards + store + diagnose each touched step batch, in the request. The
+// requests are posted one at a time, in order, by a child process (as a Python client posts them).
 const run = await post('/api/runs', { name: 'bench-ingest', external: true, config: { env: { name: 'sokoban' } } });
-const times = [];
+const bodiesFile = join(mkdtempSync(join(os.tmpdir(), 'bench-ingest-')), 'bodies.jsonl');
+writeFileSync(bodiesFile, batches.map((b) => JSON.stringify({ trajectories: b.items })).join('\n'));
+const client = fork(fileURLToPath(new URL('./bench-ingest-client.mjs', import.meta.url)), [
+  JSON.stringify({ url: base, token, path: `/api/runs/${run.id}/ingest/trajectories`, bodiesFile, concurrency: 1 }),
+]);
 // how long the API's event loop is held at a time while it ingests (every other request waits that long)
 const loop = monitorEventLoopDelay({ resolution: 5 });
 loop.enable();
-const t0 = performance.now();
 const cpu0 = { node: process.cpuUsage(), pg: postgresCpuSeconds() };
-let diagnosed = 0;
-for (const b of batches) {
-  const t = performance.now();
-  diagnosed += (await post(`/api/runs/${run.id}/ingest/trajectories`, { trajectories: b.items })).diagnosed;
-  times.push(performance.now() - t);
-}
-const api = (performance.now() - t0) / 1000;
+const {
+  seconds: api,
+  clientCpu,
+  times,
+  replies,
+} = await new Promise((resolve, reject) => (client.once('message', resolve), client.once('exit', reject)));
 const nodeCpu = process.cpuUsage(cpu0.node);
 const pgCpu = postgresCpuSeconds() - cpu0.pg;
 loop.disable();
+rmSync(dirname(bodiesFile), { recursive: true });
+const diagnosed = replies.reduce((n, r) => n + r.diagnosed, 0);
 log(
-  `CPU in ${api.toFixed(2)} s: this process (API, its threads and the client) ${((nodeCpu.user + nodeCpu.system) / 1e6).toFixed(2)} s, Postgres ${pgCpu.toFixed(2)} s`,
+  `CPU in ${api.toFixed(2)} s: API (with its diagnosis threads) ${((nodeCpu.user + nodeCpu.system) / 1e6).toFixed(2)} s, Postgres ${pgCpu.toFixed(2)} s, client ${clientCpu.toFixed(2)} s`,
 );
 if (process.env.BENCH_VERBOSE) log(`request times (ms): ${times.map((t) => t.toFixed(0)).join(' ')}`);
 const flagged = await db.trajectory.count({ where: { runId: run.id, hallucinated: true } });
