@@ -6,7 +6,8 @@ import {
   insertTrajectories,
   poolOf,
   pruneRun,
-  updateDiagnostics,
+  rediagnoseStep,
+  type BatchDiagnosis,
   type Db,
   type TrajectoryInput,
   type TurnInput,
@@ -51,6 +52,9 @@ function traj(turns: TurnInput[], over: Partial<TrajectoryInput> = {}): Trajecto
     ...over,
   };
 }
+
+/** What a checker found, as rediagnoseStep's diagnoser returns it (no step metrics). */
+const checked = (results: BatchDiagnosis['results']): BatchDiagnosis => ({ results, metrics: {} });
 
 /** A migrated database holding one Sokoban run, for the tests of one describe block. */
 function withRun(): { db: Db; runId: string } {
@@ -173,20 +177,16 @@ describe('contradicted_claims follows the turns it indexes', () => {
     await insertTrajectories(ctx.db, ctx.runId, [claimed(2, [[claim('wall', 'contradicted')]])]);
     expect((await indexed()).filter((r) => r.step === 2).map((r) => r.pattern)).toEqual(['wall']);
 
-    const step1 = await ctx.db.trajectory.findFirstOrThrow({ where: { runId: ctx.runId, step: 1 } });
-    await updateDiagnostics(ctx.db, [
-      {
-        trajectoryId: step1.id,
-        hallucinated: false,
-        flags: [],
-        turns: [{ index: 0, diagnostics: { claims: [claim('box', 'supported')] } }],
-      },
-    ]);
+    // a re-check of step 1 that finds its first turn's box claim true now (npm run diagnose's path)
+    await rediagnoseStep(ctx.db, ctx.runId, 1, 'train', () =>
+      checked([{ turns: [{ claims: [claim('box', 'supported')] }, { claims: [claim('goal', 'contradicted')] }], flags: [] }]),
+    );
     expect((await indexed()).map((r) => [r.step, r.turn, r.pattern])).toEqual([
       [1, 1, 'goal'],
       [2, 0, 'wall'],
     ]);
 
+    const step1 = await ctx.db.trajectory.findFirstOrThrow({ where: { runId: ctx.runId, step: 1 } });
     await ctx.db.trajectory.delete({ where: { id: step1.id } });
     expect((await indexed()).map((r) => r.pattern)).toEqual(['wall']);
   });
@@ -244,10 +244,8 @@ describe('step_diagnostic_counts equals a recount after every writer', () => {
     expect(await stored()).toEqual(await recount());
     expect((await whole()).trajectories).toBe(4);
 
-    const [step2] = await ctx.db.trajectory.findMany({ where: { runId: ctx.runId, step: 2 } });
-    await updateDiagnostics(ctx.db, [
-      { trajectoryId: step2!.id, hallucinated: false, flags: [], turns: [{ index: 0, diagnostics: null }] },
-    ]);
+    // a re-check of step 2 that finds nothing wrong any more
+    await rediagnoseStep(ctx.db, ctx.runId, 2, 'train', (rows) => checked(rows.map(() => ({ turns: [null], flags: [] }))));
     expect(await stored()).toEqual(await recount());
     expect(await whole()).toMatchObject({
       flags: { hallucinated: 2, 'think-answer-mismatch': 1 },

@@ -172,28 +172,6 @@ export interface DiagnosticsUpdate {
   turns: { index: number; diagnostics: unknown }[];
 }
 
-/** Replace the stored diagnostics and flags of trajectories (re-computed after the checker changed), and their claim index. */
-export async function updateDiagnostics(db: Db, items: DiagnosticsUpdate[]): Promise<void> {
-  if (!items.length) return;
-  // a trajectory's run and step never change, so they are read before the transaction
-  const { rows: keys } = await poolOf(db).query<{ run_id: string; step: number }>(
-    'SELECT DISTINCT run_id::text, step FROM trajectories WHERE id = ANY($1::uuid[])',
-    [items.map((t) => t.trajectoryId)],
-  );
-  await inTransaction(db, async (client) => {
-    await lockRuns(
-      client,
-      keys.map((k) => k.run_id),
-    );
-    await storeDiagnostics(client, items);
-    await refreshStepCounts(
-      client,
-      keys.map((k) => k.run_id),
-      keys.map((k) => k.step),
-    );
-  });
-}
-
 /** Writes diagnostics and flags over stored trajectories and re-indexes their claims, inside the caller's transaction and run lock. */
 export async function storeDiagnostics(client: Queryable, items: DiagnosticsUpdate[]): Promise<void> {
   if (!items.length) return;
