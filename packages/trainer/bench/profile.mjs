@@ -48,14 +48,17 @@ for (const k of tf.getKernelsForBackend(info.name)) {
         const p = current;
         p.kernelMs += ms;
         p.calls++;
-        const e = p.byName.get(k.kernelName) ?? { ms: 0, calls: 0, shapes: new Map() };
+        // a kernel called on one position (a decode step) is listed apart from its prefill and training calls
+        const decode = Object.values(args.inputs).some((t) => t?.shape?.length === 4 && t.shape[2] === 1);
+        const name = decode ? `${k.kernelName} (decode)` : k.kernelName;
+        const e = p.byName.get(name) ?? { ms: 0, calls: 0, shapes: new Map() };
         e.ms += ms;
         e.calls++;
         const shape = Object.values(args.inputs)
           .map((t) => `[${t?.shape ?? ''}]`)
           .join(' ');
         e.shapes.set(shape, (e.shapes.get(shape) ?? 0) + ms);
-        p.byName.set(k.kernelName, e);
+        p.byName.set(name, e);
       }
     },
   });
@@ -84,7 +87,7 @@ for (const [name, p] of phases) {
   for (const [k, e] of rows) {
     const [shape] = [...e.shapes.entries()].sort((x, y) => y[1] - x[1])[0];
     console.log(
-      `  ${k.padEnd(22)} ${String(e.calls).padStart(7)} calls ${(e.ms / 1000).toFixed(2).padStart(8)} s ${((e.ms / p.kernelMs) * 100).toFixed(1).padStart(5)}%   most in ${shape}`,
+      `  ${k.padEnd(28)} ${String(e.calls).padStart(7)} calls ${(e.ms / 1000).toFixed(2).padStart(8)} s ${((e.ms / p.kernelMs) * 100).toFixed(1).padStart(5)}%   most in ${shape}`,
     );
   }
 }
