@@ -65,21 +65,25 @@ static napi_value Sgemm(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-// Dimensions of an attention call: q [B, nH, L, hd] (already scaled), k and v [B, nKv, T, hd],
+// Dimensions of an attention call: q [B, nH, L, hd] (already scaled), k and v [B, nKv, C, hd] of
+// which the first T positions are filled (C = T unless a decoding cache keeps room to grow in place),
 // keys [B, T] (1 for a real key, 0 for padding). Query i sits at position T − L + i and sees the real
 // keys at or before it (causal with a cache of T − L positions).
 typedef struct {
-  int64_t b, nh, nkv, l, t, hd;
+  int64_t b, nh, nkv, l, t, hd, c;
 } Dims;
 
-static int read_dims(napi_env env, napi_value v, Dims *d) {
-  int64_t x[6];
-  for (uint32_t i = 0; i < 6; i++) {
+// [B, nH, nKv, L, T, hd] or, with a capacity, [B, nH, nKv, L, T, hd, C]
+static int read_dims(napi_env env, napi_value v, Dims *d, int capacity) {
+  int64_t x[7];
+  uint32_t n;
+  if (napi_get_array_length(env, v, &n) != napi_ok || (n != 6 && !(capacity && n == 7))) return 0;
+  for (uint32_t i = 0; i < n; i++) {
     napi_value e;
     if (napi_get_element(env, v, i, &e) != napi_ok || napi_get_value_int64(env, e, &x[i]) != napi_ok || x[i] < 1) return 0;
   }
-  *d = (Dims){x[0], x[1], x[2], x[3], x[4], x[5]};
-  return d->nh % d->nkv == 0 && d->l <= d->t;
+  *d = (Dims){x[0], x[1], x[2], x[3], x[4], x[5], n == 7 ? x[6] : x[4]};
+  return d->nh % d->nkv == 0 && d->l <= d->t && d->t <= d->c;
 }
 
 // The layouts an attention argument can have: q-like [B, nH, L, hd], k-like [B, nKv, T, hd],
@@ -89,7 +93,7 @@ enum Layout { Q, KV, KEYS, P, P_OR_NULL };
 static int64_t floats(const Dims *d, enum Layout x) {
   switch (x) {
   case Q: return d->b * d->nh * d->l * d->hd;
-  case KV: return d->b * d->nkv * d->t * d->hd;
+  case KV: return d->b * d->nkv * d->c * d->hd;
   case KEYS: return d->b * d->t;
   default: return d->b * d->nh * d->l * d->t;
   }
@@ -98,10 +102,10 @@ static int64_t floats(const Dims *d, enum Layout x) {
 // Reads `n` Float32Array arguments of the given layouts followed by dims; throws and returns 0 when
 // the count, the dims or a size is wrong.
 static int attention_args(napi_env env, napi_callback_info info, const char *name, size_t n, const enum Layout *layouts, float **a,
-                          Dims *d) {
+                          Dims *d, int capacity) {
   napi_value argv[12];
   size_t argc = 12;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != n + 1 || !read_dims(env, argv[n], d)) {
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != n + 1 || !read_dims(env, argv[n], d, capacity)) {
     napi_throw_error(env, NULL, name);
     return 0;
   }
@@ -193,6 +197,53 @@ static int64_t first_real_key(const float *keys, int64_t t) {
   return -1;
 }
 
+// Queries per sequence up to which a call without a backward pass (a decode step, a short prefill)
+// goes through attend_group instead of two BLAS products per head.
+#define FEW_QUERIES 16
+
+// The g query heads that share KV head `kv` of one sequence (g·L rows of q and out, head-major, which
+// is how they lie in [B, nH, L, hd]) against its keys: each key and value row is read once for all of
+// them, and no BLAS call is made (a decode step made two per head, each costing more than its
+// arithmetic). `s` is scratch of g·L·T floats. `k` and `v` are the sequence's rows for this KV head.
+VECTOR_CLONES static void attend_group(const float *restrict q, const float *restrict k, const float *restrict v,
+                                       const float *restrict kmask, int64_t rows, int64_t L, int64_t T, int64_t hd, int64_t first,
+                                       float *restrict s, float *restrict out) {
+  memset(out, 0, sizeof(float) * rows * hd);
+  // queries that all sit at masked positions (a finished row's decode step, left padding) are never
+  // read: their outputs stay 0 and the row's keys and values are not touched
+  int real = 0;
+  for (int64_t i = T - L; i < T; i++) real |= kmask[i] > 0;
+  if (first < 0 || !real) return;
+  for (int64_t c = first; c < T; c++) {
+    const float *kc = k + c * hd;
+    for (int64_t r = 0; r < rows; r++) {
+      const float *qr = q + r * hd;
+      float acc = 0;
+#pragma omp simd reduction(+ : acc)
+      for (int64_t e = 0; e < hd; e++) acc += qr[e] * kc[e];
+      s[r * T + c] = acc;
+    }
+  }
+  for (int64_t r = 0; r < rows; r++) {
+    float *row = s + r * T;
+    const int64_t last = T - L + r % L; // the last key this query may see
+    // the keys past it, and every key of a query that sees no real one, take no part in the sum below
+    if (last < first || !softmax_span(row + first, kmask + first, last + 1 - first))
+      memset(row + first, 0, sizeof(float) * (T - first));
+    else if (last + 1 < T)
+      memset(row + last + 1, 0, sizeof(float) * (T - last - 1));
+  }
+  for (int64_t c = first; c < T; c++) {
+    const float *vc = v + c * hd;
+    for (int64_t r = 0; r < rows; r++) {
+      const float p = s[r * T + c];
+      float *orow = out + r * hd;
+#pragma omp simd
+      for (int64_t e = 0; e < hd; e++) orow[e] += p * vc[e];
+    }
+  }
+}
+
 // attentionForward(q, k, v, keys, out, probs, dims): out = softmax(q·kᵀ, over the keys each query
 // sees)·v, probs kept for the backward pass (0 outside what a query sees). A query that sees no key
 // (left padding) gets 0. With probs null (no backward pass), each block's probabilities stay in a
@@ -201,14 +252,27 @@ static napi_value AttentionForward(napi_env env, napi_callback_info info) {
   static const enum Layout layouts[6] = {Q, KV, KV, KEYS, Q, P_OR_NULL};
   float *a[6];
   Dims d;
-  if (!attention_args(env, info, "attentionForward(q, k, v, keys, out, probs, [B, nH, nKv, L, T, hd]): wrong arguments or sizes", 6,
-                      layouts, a, &d))
+  if (!attention_args(env, info, "attentionForward(q, k, v, keys, out, probs, [B, nH, nKv, L, T, hd(, C)]): wrong arguments or sizes", 6,
+                      layouts, a, &d, 1))
     return NULL;
-  const int64_t g = d.nh / d.nkv, hd = d.hd, T = d.t, L = d.l;
+  const int64_t g = d.nh / d.nkv, hd = d.hd, T = d.t, L = d.l, C = d.c;
   float *q = a[0], *k = a[1], *v = a[2], *keys = a[3], *out = a[4], *probs = a[5];
-  float *scratch = probs ? NULL : malloc(sizeof(float) * QB * T);
+  const int few = !probs && L <= FEW_QUERIES;
+  float *scratch = probs ? NULL : malloc(sizeof(float) * (few ? g * L : QB) * T);
   if (!probs && !scratch) {
     napi_throw_error(env, NULL, "attentionForward: out of memory");
+    return NULL;
+  }
+  if (few) {
+    for (int64_t b = 0; b < d.b; b++) {
+      const float *kmask = keys + b * T;
+      const int64_t first = first_real_key(kmask, T);
+      for (int64_t j = 0; j < d.nkv; j++) {
+        const int64_t row0 = (b * d.nh + j * g) * L, kv = b * d.nkv + j;
+        attend_group(q + row0 * hd, k + kv * C * hd, v + kv * C * hd, kmask, g * L, L, T, hd, first, scratch, out + row0 * hd);
+      }
+    }
+    free(scratch);
     return NULL;
   }
   for (int64_t b = 0; b < d.b; b++) {
@@ -226,7 +290,7 @@ static napi_value AttentionForward(napi_env env, napi_callback_info info) {
           continue;
         }
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)s.n, (int)hd, 1.0f, q + (bh * L + i0) * hd, (int)hd,
-                    k + (kv * T + s.lo) * hd, (int)hd, 0.0f, pb + s.lo, (int)T);
+                    k + (kv * C + s.lo) * hd, (int)hd, 0.0f, pb + s.lo, (int)T);
         for (int64_t r = 0; r < m; r++) {
           float *row = pb + r * T;
           const int64_t last = T - L + i0 + r; // the last key this query may see
@@ -237,7 +301,7 @@ static napi_value AttentionForward(napi_env env, napi_callback_info info) {
           if (last >= s.lo) softmax_span(row + s.lo, kmask + s.lo, last + 1 - s.lo);
         }
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)hd, (int)s.n, 1.0f, pb + s.lo, (int)T,
-                    v + (kv * T + s.lo) * hd, (int)hd, 0.0f, ob, (int)hd);
+                    v + (kv * C + s.lo) * hd, (int)hd, 0.0f, ob, (int)hd);
       }
     }
   }
@@ -254,7 +318,7 @@ static napi_value AttentionBackward(napi_env env, napi_callback_info info) {
   Dims d;
   if (!attention_args(env, info,
                       "attentionBackward(q, k, v, keys, probs, out, dOut, dq, dk, dv, [B, nH, nKv, L, T, hd]): wrong arguments or sizes", 10,
-                      layouts, a, &d))
+                      layouts, a, &d, 0))
     return NULL;
   const int64_t g = d.nh / d.nkv, hd = d.hd, T = d.t, L = d.l;
   float *q = a[0], *k = a[1], *v = a[2], *keys = a[3], *probs = a[4], *out = a[5], *dout = a[6], *dq = a[7], *dk = a[8], *dv = a[9];

@@ -59,6 +59,10 @@ for (const backend of ['cpu', 'wasm'] as const) {
         [2, 6, 2, 5, 4, 8, 3],
         [2, 4, 2, 70, 0, 8, 5],
         [3, 4, 2, 1, 9, 8, 2],
+        // decode-sized calls: a long cache, a finished row (its own position masked), and queries that see no real key yet
+        [3, 4, 2, 1, 300, 24, 7],
+        [3, 4, 2, 1, 4, 8, 2],
+        [2, 4, 2, 3, 2, 8, 4],
       ];
       for (const [batch, nH, nKv, len, past, hd, pad] of shapes as [number, number, number, number, number, number, number][]) {
         const total = past + len;
@@ -66,9 +70,11 @@ for (const backend of ['cpu', 'wasm'] as const) {
         // a third row with a hole: a decode step that skipped a finished row's token
         if (batch > 2) rows.push(Array.from({ length: total }, (_, j) => (j === 4 ? 0 : 1)));
         const keyMask = tf.tensor2d(rows, [batch, total], 'float32');
-        // queries that see no real key (left padding) are free to differ: compare the others
+        // queries that see no real key (left padding) are free to differ, and so, in a decode step, is a
+        // finished row's query at its own masked position (nothing reads it): compare the others
+        const read = (r: number[], at: number) => r.slice(0, at + 1).some(Boolean) && (len > 1 || r[at] === 1);
         const seen = tf.tensor4d(
-          rows.flatMap((r) => Array.from({ length: nH * len }, (_, x) => (r.slice(0, past + (x % len) + 1).some(Boolean) ? 1 : 0))),
+          rows.flatMap((r) => Array.from({ length: nH * len }, (_, x) => (read(r, past + (x % len)) ? 1 : 0))),
           [batch, nH, len, 1],
         );
         const q = tf.randomNormal([batch, nH, len, hd], 0, 1, 'float32', 1) as tf.Tensor4D;

@@ -56,9 +56,21 @@ function sgemmMatMul(s: NativeKernels, store: Storage, a: TensorInfo, b: TensorI
 const originals = new Map<string, tf.KernelConfig>();
 const ATTENTION = 'StarpoAttention';
 const ATTENTION_GRAD = 'StarpoAttentionGrad';
+const KV_WRITE = 'StarpoKvWrite';
 
-/** [B, nH, nKv, L, T, hd] of q [B, nH, L, hd] and k [B, nKv, T, hd]. */
-const attentionDims = (q: TensorInfo, k: TensorInfo) => [q.shape[0]!, q.shape[1]!, k.shape[1]!, q.shape[2]!, k.shape[2]!, q.shape[3]!];
+/**
+ * [B, nH, nKv, L, T, hd] of q [B, nH, L, hd] and k [B, nKv, T, hd]; with the key mask [B, T] of a
+ * decoding cache that keeps room (k [B, nKv, C, hd], C > T), [B, nH, nKv, L, T, hd, C].
+ */
+function attentionDims(q: TensorInfo, k: TensorInfo, keys?: TensorInfo): number[] {
+  const t = keys ? keys.shape[1]! : k.shape[2]!;
+  const dims = [q.shape[0]!, q.shape[1]!, k.shape[1]!, q.shape[2]!, t, q.shape[3]!];
+  return t === k.shape[2] ? dims : [...dims, k.shape[2]!];
+}
+
+interface RefCounted {
+  incRef(dataId: unknown): void;
+}
 
 /** The attention kernels of the addon, registered once per backend (they stay; only attention.ts calls them, when blasActive()). */
 function registerAttention(s: NativeKernels, backendName: 'cpu' | 'wasm'): void {
@@ -69,7 +81,7 @@ function registerAttention(s: NativeKernels, backendName: 'cpu' | 'wasm'): void 
     kernelFunc: ({ inputs, backend, attrs }) => {
       const { q, k, v, keys } = inputs as Record<string, TensorInfo>;
       const store = storageOf(backendName, backend);
-      const dims = attentionDims(q!, k!);
+      const dims = attentionDims(q!, k!, keys!);
       const out = store.alloc(q!.shape);
       // without a backward pass the probabilities stay inside the kernel
       const probs = (attrs as { keep: boolean }).keep ? store.alloc([dims[0]!, dims[1]!, dims[3]!, dims[4]!]) : null;
@@ -112,6 +124,24 @@ function registerAttention(s: NativeKernels, backendName: 'cpu' | 'wasm'): void 
       return [dq.info, dk.info, dv.info];
     },
   });
+  tf.registerKernel({
+    kernelName: KV_WRITE,
+    backendName,
+    kernelFunc: ({ inputs, backend, attrs }) => {
+      const { cache, x } = inputs as Record<string, TensorInfo>;
+      const [batch, heads, capacity, hd] = cache!.shape as [number, number, number, number];
+      const { at } = attrs as unknown as { at: number };
+      const len = x!.shape[2]!;
+      if (at + len > capacity) throw new Error(`writing ${len} positions at ${at} into a cache of ${capacity}`);
+      const store = storageOf(backendName, backend);
+      const into = store.read(cache!);
+      const from = store.read(x!);
+      for (let r = 0; r < batch * heads; r++) into.set(from.subarray(r * len * hd, (r + 1) * len * hd), (r * capacity + at) * hd);
+      // the output is the cache itself, one more reference to its memory
+      (backend as RefCounted).incRef(cache!.dataId);
+      return { dataId: cache!.dataId, shape: cache!.shape, dtype: cache!.dtype };
+    },
+  });
 }
 
 /**
@@ -124,6 +154,7 @@ export function fusedAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, k
   // no gradient recorded (generation, scoring): nothing to keep for a backward pass
   if (!(tf.engine() as unknown as { isTapeOn(): boolean }).isTapeOn())
     return (tf.engine().runKernel(ATTENTION, { q, k, v, keys }, { keep: false }) as tf.Tensor[])[0] as tf.Tensor4D;
+  if (k.shape[2] !== keys.shape[1]) throw new Error('a cache with room to grow in place is for decoding, not for a gradient');
   const f = tf.customGrad(((qq: tf.Tensor, kk: tf.Tensor, vv: tf.Tensor, save: tf.GradSaveFunc) => {
     const [out, probs] = tf.engine().runKernel(ATTENTION, { q: qq, k: kk, v: vv, keys }, { keep: true }) as tf.Tensor[];
     // the key mask too: the forward pass's scope disposes it before the backward pass runs
@@ -137,6 +168,15 @@ export function fusedAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, k
     };
   }) as unknown as Parameters<typeof tf.customGrad>[0]);
   return f(q, k, v) as tf.Tensor4D;
+}
+
+/**
+ * `cache` [B, H, C, hd] with `x` [B, H, L, hd] written at positions at … at + L − 1, in place: no copy
+ * of the cache for each decoded token. Every handle of `cache` sees the write, so only a decoding cache
+ * that nothing else reads may take it (`withRoom` makes one).
+ */
+export function writeKvInPlace(cache: tf.Tensor4D, x: tf.Tensor4D, at: number): tf.Tensor4D {
+  return tf.engine().runKernel(KV_WRITE, { cache, x }, { at }) as tf.Tensor4D;
 }
 
 /**

@@ -1,12 +1,16 @@
 import * as tf from '@tensorflow/tfjs';
 import { headDim, type Qwen2Config } from './config.js';
 import { attention, attentionMask } from './attention.js';
-import { blasActive } from './blas-kernel.js';
+import { blasActive, writeKvInPlace } from './blas-kernel.js';
 import { linear } from './matmul.js';
 import { nativeSwiglu } from './native-ops.js';
 import type { TensorData } from './safetensors.js';
 
-/** Per-layer keys and values of earlier positions, for incremental decoding. */
+/**
+ * Per-layer keys and values of earlier positions, for incremental decoding: [batch, kvHeads, C, hd],
+ * of which the first `past` positions (the mask's width) are filled. C > past only in a cache made by
+ * `withRoom`, which the next positions are written into in place.
+ */
 export interface KvCache {
   keys: tf.Tensor4D[];
   values: tf.Tensor4D[];
@@ -62,6 +66,14 @@ function embed(table: tf.Tensor2D, ids: tf.Tensor2D): tf.Tensor3D {
   const lookup = tf.customGrad(fn as unknown as Parameters<typeof tf.customGrad>[0]);
   const out = lookup(table) as tf.Tensor2D;
   return out.reshape([ids.shape[0], ids.shape[1], table.shape[1]]);
+}
+
+/** Cached keys or values [B, H, C, hd] (the first `filled` positions real) followed by `next` [B, H, L, hd]. */
+function extendCache(cached: tf.Tensor4D, next: tf.Tensor4D, filled: number): tf.Tensor4D {
+  const capacity = cached.shape[2];
+  if (capacity > filled && capacity >= filled + next.shape[2]) return writeKvInPlace(cached, next, filled);
+  const used = capacity > filled ? cached.slice([0, 0, 0, 0], [-1, -1, filled, -1]) : cached;
+  return tf.concat([used, next], 2);
 }
 
 /**
@@ -199,8 +211,8 @@ export class Qwen2Model {
       q = q.mul(cos).add(rotateHalf(q, this.rotation).mul(sin));
       k = k.mul(cos).add(rotateHalf(k, this.rotation).mul(sin));
       if (past) {
-        k = tf.concat([past.keys[i]!, k], 2);
-        v = tf.concat([past.values[i]!, v], 2);
+        k = extendCache(past.keys[i]!, k, past.mask.shape[1]);
+        v = extendCache(past.values[i]!, v, past.mask.shape[1]);
       }
       if (opts.returnCache) {
         newKeys.push(tf.keep(k));
@@ -268,6 +280,22 @@ export class Qwen2Model {
     this.invFreq.dispose();
     this.rotation.dispose();
   }
+}
+
+/**
+ * `cache` (taken over: disposed) with `room` more positions after its filled ones, which decoding then
+ * writes in place instead of copying the cache for every token. Only where attention runs in the native
+ * kernel, which reads the filled positions of a longer cache; elsewhere the cache is returned as it is.
+ */
+export function withRoom(cache: KvCache, room: number): KvCache {
+  if (!blasActive() || room <= 0) return cache;
+  const grow = (t: tf.Tensor4D) => {
+    const [b, h, , hd] = t.shape;
+    const out = tf.tidy(() => tf.concat([t, tf.zeros([b, h, room, hd])], 2) as tf.Tensor4D);
+    t.dispose();
+    return out;
+  };
+  return { ...cache, keys: cache.keys.map(grow), values: cache.values.map(grow) };
 }
 
 export function disposeCache(cache: KvCache | undefined): void {

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '@starpo/envs';
-import { disposeCache, type KvCache, type Qwen2Model } from '../model/qwen2.js';
+import { disposeCache, withRoom, type KvCache, type Qwen2Model } from '../model/qwen2.js';
 import type { TextTokenizer } from '../tokenizer/types.js';
 import { sampleToken } from './sampling.js';
 import { throwIfStopped } from '../util/stop.js';
@@ -92,6 +92,8 @@ export interface Continuation {
  */
 async function compactPrefix(from: Continuation, keep: number[]): Promise<KvCache | undefined> {
   const past = from.prefix.cache.mask.shape[1];
+  // a cache kept from decoding may hold room after its filled positions
+  const capacity = from.prefix.cache.keys[0]!.shape[2];
   const batch = from.rows.length;
   const width = Math.max(...keep);
   if (width === 0) return undefined;
@@ -103,7 +105,7 @@ async function compactPrefix(from: Continuation, keep: number[]): Promise<KvCach
     let at = b * width + (width - keep[b]!);
     for (let j = 0; j < past && at < (b + 1) * width; j++) {
       if (!mask[row * past + j]) continue;
-      flat[at] = row * past + j;
+      flat[at] = row * capacity + j;
       kept[at++] = 1;
     }
   });
@@ -111,7 +113,7 @@ async function compactPrefix(from: Continuation, keep: number[]): Promise<KvCach
     const idx = tf.tensor1d(flat, 'int32');
     const pick = (t: tf.Tensor4D) => {
       const [all, heads, , dim] = t.shape;
-      const rows = t.transpose([0, 2, 1, 3]).reshape([all * past, heads * dim]);
+      const rows = t.transpose([0, 2, 1, 3]).reshape([all * capacity, heads * dim]);
       return tf.keep(tf.gather(rows, idx, 0).reshape([batch, width, heads, dim]).transpose([0, 2, 1, 3])) as tf.Tensor4D;
     };
     return {
@@ -233,6 +235,8 @@ export async function generateCached(
       }
     }
   }
+  // decoding writes each token's keys and values into this room instead of copying the cache
+  cache = withRoom(cache, opts.maxNewTokens);
   const tDecode = performance.now();
   timing.prefillS = (tDecode - tPrefill) / 1000;
   try {
