@@ -4,7 +4,7 @@ import { initBackend } from '../src/backend.js';
 import { attention, attentionMask } from '../src/model/attention.js';
 import { blasActive, installBlasMatMul, uninstallBlasMatMul } from '../src/model/blas-kernel.js';
 import { loadSgemm } from '../src/model/native-addon.js';
-import { nativeSwiglu } from '../src/model/native-ops.js';
+import { nativeRmsNorm, nativeSwiglu } from '../src/model/native-ops.js';
 import { starpoTinyConfig } from '../src/model/config.js';
 import { Qwen2Model } from '../src/model/qwen2.js';
 import { tokenLogProbs } from '../src/policy/score.js';
@@ -202,6 +202,23 @@ for (const backend of ['cpu', 'wasm'] as const) {
       }
       tf.dispose([gate, up, dg!, du!, idx]);
     });
+
+    it('RMSNorm and its gradients give the tfjs formula’s, for x and for the weight', async () => {
+      await initBackend(backend);
+      const x = tf.randomNormal([3, 5, 24], 0, 2, 'float32', 21);
+      const w = tf.randomNormal([24], 1, 0.3, 'float32', 22);
+      const dy = tf.randomNormal([3, 5, 24], 0, 1, 'float32', 23);
+      const eps = 1e-6;
+      const reference = (a: tf.Tensor, b: tf.Tensor) => a.mul(a.square().mean(-1, true).add(eps).rsqrt()).mul(b);
+      const run = async (norm: (a: tf.Tensor, b: tf.Tensor) => tf.Tensor) => {
+        const out = await norm(x, w).data();
+        const grads = tf.grads((a: tf.Tensor, b: tf.Tensor) => norm(a, b).mul(dy).sum())([x, w]);
+        return [Array.from(out), ...(await Promise.all(grads.map(async (g) => Array.from(await g.data()))))];
+      };
+      const [ref, fast] = [await run(reference), await run((a, b) => nativeRmsNorm(a, b, eps))];
+      ['out', 'dx', 'dw'].forEach((what, i) => expect(maxAbsDiff(fast[i]!, ref[i]!), what).toBeLessThan(1e-4));
+      tf.dispose([x, w, dy]);
+    });
   });
 }
 
@@ -226,5 +243,8 @@ describe.skipIf(!built.addon)('the sgemm addon', () => {
     expect(() => s.tokenLogProbs(logits, new Float32Array(4), new Float32Array(7), 2, 3, 4, 1)).toThrow(/wrong arguments or sizes/);
     expect(() => s.tokenLogProbs(logits, new Float32Array(4), new Float32Array(8), 2, 3, 4, 0)).toThrow(/wrong arguments or sizes/);
     expect(() => s.swiglu(a, a, a, 7)).toThrow(/wrong arguments or sizes/);
+    // RMSNorm: a weight shorter than a row, an eps of 0
+    expect(() => s.rmsNorm(a, new Float32Array(2), a, 2, 3, 1e-6)).toThrow(/wrong arguments or sizes/);
+    expect(() => s.rmsNorm(a, new Float32Array(3), a, 2, 3, 0)).toThrow(/wrong arguments or sizes/);
   });
 });

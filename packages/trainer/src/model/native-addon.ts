@@ -56,6 +56,17 @@ export interface NativeKernels {
   ): void;
   swiglu(gate: Float32Array, up: Float32Array, out: Float32Array, n: number): void;
   swigluBackward(gate: Float32Array, up: Float32Array, dOut: Float32Array, dGate: Float32Array, dUp: Float32Array, n: number): void;
+  rmsNorm(x: Float32Array, w: Float32Array, out: Float32Array, rows: number, width: number, eps: number): void;
+  rmsNormBackward(
+    x: Float32Array,
+    w: Float32Array,
+    dOut: Float32Array,
+    dx: Float32Array,
+    dw: Float32Array,
+    rows: number,
+    width: number,
+    eps: number,
+  ): void;
 }
 
 const require = createRequire(import.meta.url);

@@ -3,13 +3,15 @@ import { size, storageOf, type NativeKernels, type TensorInfo } from './native-a
 
 // Element-wise and per-row work that tfjs spreads over many kernels, each writing a full-size
 // tensor, done in one native pass each way (native/kernels.c): the scored tokens' log-probs and
-// entropies over the vocabulary, and SwiGLU. Registered beside the OpenBLAS matMul; callers use
-// them only when blasActive().
+// entropies over the vocabulary, SwiGLU and RMSNorm. Registered beside the OpenBLAS matMul; callers
+// use them only when blasActive().
 
 const LOG_PROBS = 'StarpoTokenLogProbs';
 const LOG_PROBS_GRAD = 'StarpoTokenLogProbsGrad';
 const SWIGLU = 'StarpoSwiglu';
 const SWIGLU_GRAD = 'StarpoSwigluGrad';
+const RMS_NORM = 'StarpoRmsNorm';
+const RMS_NORM_GRAD = 'StarpoRmsNormGrad';
 
 type Backend = 'cpu' | 'wasm';
 
@@ -56,6 +58,25 @@ export function registerNativeOps(s: NativeKernels, backendName: Backend): void 
     if (size(gate!.shape) > 0) s.swigluBackward(r(gate!), r(up!), r(dy!), r(dg.info), r(du.info), size(gate!.shape));
     return [dg.info, du.info];
   });
+  const rows = (x: TensorInfo) => size(x.shape) / x.shape[x.shape.length - 1]!;
+  kernel(RMS_NORM, ({ x, w }, backend, attrs) => {
+    const store = storageOf(backendName, backend);
+    const out = store.alloc(x!.shape);
+    if (size(x!.shape) > 0)
+      s.rmsNorm(store.read(x!), store.read(w!), store.read(out.info), rows(x!), w!.shape[0]!, (attrs as { eps: number }).eps);
+    return out.info;
+  });
+  kernel(RMS_NORM_GRAD, ({ x, w, dy }, backend, attrs) => {
+    const store = storageOf(backendName, backend);
+    const dx = store.alloc(x!.shape);
+    // as for SwiGLU: read every view after the last allocation
+    const dw = store.alloc(w!.shape);
+    const r = (t: TensorInfo) => store.read(t);
+    if (size(x!.shape) > 0)
+      s.rmsNormBackward(r(x!), r(w!), r(dy!), r(dx.info), r(dw.info), rows(x!), w!.shape[0]!, (attrs as { eps: number }).eps);
+    else r(dw.info).fill(0);
+    return [dx.info, dw.info];
+  });
 }
 
 type CustomFn = Parameters<typeof tf.customGrad>[0];
@@ -85,6 +106,20 @@ export function nativeTokenLogProbs(
   const both = f(logits) as tf.Tensor3D;
   const [logProbs, entropy] = tf.unstack(both) as [tf.Tensor2D, tf.Tensor2D];
   return { logProbs, entropy };
+}
+
+/** x / sqrt(mean(x²) + eps) · w over the last axis of x (w: [width]), differentiable in both. */
+export function nativeRmsNorm(x: tf.Tensor, w: tf.Tensor, eps: number): tf.Tensor {
+  const attrs = { eps };
+  const f = tf.customGrad(((xx: tf.Tensor, ww: tf.Tensor, save: tf.GradSaveFunc) => {
+    save([xx, ww]);
+    return {
+      value: tf.engine().runKernel(RMS_NORM, { x: xx, w: ww }, attrs) as tf.Tensor,
+      gradFunc: (dy: tf.Tensor, [sx, sw]: tf.Tensor[]) =>
+        tf.engine().runKernel(RMS_NORM_GRAD, { x: sx!, w: sw!, dy }, attrs) as tf.Tensor[],
+    };
+  }) as unknown as CustomFn);
+  return f(x, w);
 }
 
 /** gate · sigmoid(gate) · up, differentiable. */

@@ -3,7 +3,7 @@ import { headDim, type Qwen2Config } from './config.js';
 import { attention, attentionMask } from './attention.js';
 import { blasActive, writeKvInPlace } from './blas-kernel.js';
 import { linear } from './matmul.js';
-import { nativeSwiglu } from './native-ops.js';
+import { nativeRmsNorm, nativeSwiglu } from './native-ops.js';
 import type { TensorData } from './safetensors.js';
 
 /**
@@ -27,6 +27,7 @@ export interface ForwardOptions {
 }
 
 function rmsNorm(x: tf.Tensor, w: tf.Tensor, eps: number): tf.Tensor {
+  if (blasActive()) return nativeRmsNorm(x, w, eps);
   const variance = x.square().mean(-1, true);
   return x.mul(variance.add(eps).rsqrt()).mul(w);
 }
