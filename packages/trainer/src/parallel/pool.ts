@@ -212,11 +212,11 @@ export class ComputePool {
   /** Per-position log-probs and entropies, the samples shared out by cost. */
   async score(
     model: Qwen2Model,
-    samples: { ids: number[] }[],
+    samples: { ids: number[]; mask?: number[] }[],
     padId: number,
     maxTokens: number,
     temperature: number,
-    local: (s: { ids: number[] }[]) => Promise<{ logProbs: number[][]; entropy: number[][] }>,
+    local: (s: { ids: number[]; mask?: number[] }[]) => Promise<{ logProbs: number[][]; entropy: number[][] }>,
   ): Promise<{ logProbs: number[][]; entropy: number[][] }> {
     const shares = shareByCost(indexed(samples), this.size + 1);
     this.syncWeights(model);
@@ -225,6 +225,7 @@ export class ComputePool {
         ? this.call<{ logProbs: number[][]; entropy: number[][] }>(k, {
             kind: 'score',
             ids: sh.map((s) => s.ids),
+            masks: sh.map((s) => s.mask ?? null),
             padId,
             maxTokens,
             temperature,

@@ -39,6 +39,7 @@ export type WorkerRequest =
       stopCount: number;
     }
   | { kind: 'rollout'; req: RolloutRequest; sampling: SamplingSettings; rngSeed: number; stopCount: number }
-  | { kind: 'score'; ids: number[][]; padId: number; maxTokens: number; temperature: number };
+  /** `masks`: each row's target-space loss mask where known (only those positions are then scored). */
+  | { kind: 'score'; ids: number[][]; masks: (number[] | null)[]; padId: number; maxTokens: number; temperature: number };
 
 export type WorkerReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };

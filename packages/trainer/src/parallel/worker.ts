@@ -6,7 +6,7 @@ import { Qwen2Model } from '../model/qwen2.js';
 import { PolicyResponder } from '../rollout/responder.js';
 import { rollout } from '../rollout/rollout.js';
 import { tokenizerFromFiles } from '../tokenizer/load.js';
-import { scoreSamples, type Sample } from '../train/batch.js';
+import { scoreSamples } from '../train/batch.js';
 import type { TrainRow } from '../train/actor-rows.js';
 import { accumulateActorGradients } from '../train/update.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
@@ -61,7 +61,7 @@ async function handle(req: WorkerRequest): Promise<{ result: unknown; transfer?:
       return {
         result: await scoreSamples(
           model,
-          req.ids.map((ids) => ({ ids }) as Pick<Sample, 'ids'>),
+          req.ids.map((ids, i) => ({ ids, mask: req.masks[i] ?? undefined })),
           req.padId,
           req.maxTokens,
           req.temperature,

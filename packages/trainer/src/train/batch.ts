@@ -169,17 +169,21 @@ export function unpackRows(data: Float32Array, rows: { ids: number[] }[], width:
   });
 }
 
-export const indexed = (samples: { ids: number[] }[]) => samples.map((s, at) => ({ ids: s.ids, at }));
+/** Rows tagged with their input positions, keeping each one's target-space `mask` where known. */
+export const indexed = (samples: { ids: number[]; mask?: number[] }[]) => samples.map((s, at) => ({ ids: s.ids, mask: s.mask, at }));
 
 /** Put a chunk's per-sample results at their samples' input positions. */
 export function placeRows(into: number[][], chunk: { at: number }[], rows: number[][]): void {
   chunk.forEach((c, i) => (into[c.at] = rows[i]!));
 }
 
-/** Per-position log-probs and entropies of `model` on each sample's dialogue (no gradient). */
+/**
+ * Per-position log-probs and entropies of `model` on each sample's dialogue (no gradient). With every
+ * sample's target-space `mask`, only its trained positions are scored (the others are 0).
+ */
 export async function scoreSamples(
   model: Qwen2Model,
-  samples: { ids: number[] }[],
+  samples: { ids: number[]; mask?: number[] }[],
   padId: number,
   maxTokens: number,
   temperature = 1,
@@ -188,12 +192,13 @@ export async function scoreSamples(
   const entropy: number[][] = [];
   for (const chunk of chunkByTokens(indexed(samples), maxTokens, Infinity, model.config.num_attention_heads)) {
     await yieldToEventLoop();
+    const masked = chunk.every((s) => s.mask);
     const packed = packSequences(
-      chunk.map((s) => ({ ids: s.ids, lossMask: [] })),
+      chunk.map((s) => ({ ids: s.ids, lossMask: masked ? [0, ...s.mask!] : [] })),
       padId,
     );
     const [lp, ent] = tf.tidy(() => {
-      const r = tokenLogProbs(model, packed.ids, packed.mask, { temperature });
+      const r = tokenLogProbs(model, packed.ids, packed.mask, { temperature, ...(masked ? { only: packed.scored } : {}) });
       return [r.logProbs, r.entropy!];
     });
     const width = packed.ids.shape[1] - 1;

@@ -322,7 +322,7 @@ export class TrainRun {
     // the model sees each segment as the sequence it was sampled from
     const rows = segmentRows(samples);
     await timer.time('old_log_prob', async () => {
-      const score = (xs: { ids: number[] }[]) => scoreSamples(policy, xs, padId, SCORE_TOKENS, temperature);
+      const score = (xs: { ids: number[]; mask?: number[] }[]) => scoreSamples(policy, xs, padId, SCORE_TOKENS, temperature);
       const s = pool ? await pool.score(policy, rows, padId, SCORE_TOKENS, temperature, score) : await score(rows);
       const [logProbs, entropy] = [joinRows(samples, s.logProbs), joinRows(samples, s.entropy)];
       samples.forEach((x, i) => ((x.oldLogProbs = logProbs[i]!), (x.entropy = entropy[i]!)));

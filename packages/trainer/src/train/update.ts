@@ -30,10 +30,10 @@ function disposeGradients(grads: Map<string, tf.Tensor>): UpdateStats {
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
-/** A micro-batch's token ids packed for the model, and per-token rows (mask, advantages, …) padded to the scored width. */
+/** A micro-batch's token ids packed for the model (its trained positions listed), and per-token rows (mask, advantages, …) padded to the scored width. */
 function packMicroBatch(micro: Sample[], padId: number, ...rowsOf: ((s: Sample) => number[])[]) {
   const packed = packSequences(
-    micro.map((s) => ({ ids: s.ids, lossMask: [] })),
+    micro.map((s) => ({ ids: s.ids, lossMask: [0, ...s.mask] })),
     padId,
   );
   const width = packed.ids.shape[1] - 1;
@@ -76,7 +76,11 @@ export async function accumulateActorGradients(
     acc.loss += await accumulateGradients(
       () =>
         tf.tidy(() => {
-          const { logProbs, entropy } = tokenLogProbs(policy, packed.ids, packed.mask, { entropy: true, temperature: s.temperature });
+          const { logProbs, entropy } = tokenLogProbs(policy, packed.ids, packed.mask, {
+            entropy: true,
+            temperature: s.temperature,
+            only: packed.scored,
+          });
           const pl = policyLossPerToken(logProbs, oldLp, adv, { clipLow: s.clipLow, clipHigh: s.clipHigh, dualClip: s.dualClip });
           const pg = agg(pl.loss, mask);
           const ent = agg(entropy!, mask);
