@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
 import { attention, attentionMask } from '../src/model/attention.js';
-import { blasActive, installBlasMatMul, uninstallBlasMatMul } from '../src/model/blas-kernel.js';
+import { blasActive, installBlasMatMul, uninstallBlasMatMul, writeKvInPlace } from '../src/model/blas-kernel.js';
 import { loadSgemm } from '../src/model/native-addon.js';
 import { nativeRmsNorm, nativeSwiglu } from '../src/model/native-ops.js';
 import { starpoTinyConfig } from '../src/model/config.js';
@@ -201,6 +201,20 @@ for (const backend of ['cpu', 'wasm'] as const) {
         expect(dgs[i]!).toBeCloseTo(u[i]! * sig * (1 + g[i]! * (1 - sig)), 5);
       }
       tf.dispose([gate, up, dg!, du!, idx]);
+    });
+
+    it('writes keys into a cache’s room in place, and refuses a write past the room or of another shape', async () => {
+      await initBackend(backend);
+      const cache = tf.zeros([2, 1, 4, 3]) as tf.Tensor4D;
+      const x = tf.ones([2, 1, 1, 3]) as tf.Tensor4D;
+      const written = writeKvInPlace(cache, x, 2);
+      // the same memory: the old handle sees the write too
+      const expected = [0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0];
+      expect(Array.from(await written.data())).toEqual([...expected, ...expected]);
+      expect(Array.from(await cache.data())).toEqual([...expected, ...expected]);
+      expect(() => writeKvInPlace(cache, x, 4)).toThrow(/into a cache of 4/);
+      expect(() => writeKvInPlace(cache, tf.ones([2, 1, 1, 2]) as tf.Tensor4D, 0)).toThrow(/into a cache of \[2,1,4,3\]/);
+      tf.dispose([written, cache, x]);
     });
 
     it('RMSNorm and its gradients give the tfjs formula’s, for x and for the weight', async () => {

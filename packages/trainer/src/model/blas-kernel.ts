@@ -132,6 +132,8 @@ function registerAttention(s: NativeKernels, backendName: 'cpu' | 'wasm'): void 
       const [batch, heads, capacity, hd] = cache!.shape as [number, number, number, number];
       const { at } = attrs as unknown as { at: number };
       const len = x!.shape[2]!;
+      if (x!.shape[0] !== batch || x!.shape[1] !== heads || x!.shape[3] !== hd)
+        throw new Error(`writing [${x!.shape}] into a cache of [${cache!.shape}]`);
       if (at + len > capacity) throw new Error(`writing ${len} positions at ${at} into a cache of ${capacity}`);
       const store = storageOf(backendName, backend);
       const into = store.read(cache!);
