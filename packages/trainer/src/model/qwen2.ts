@@ -4,6 +4,7 @@ import { attention, attentionMask } from './attention.js';
 import { blasActive, writeKvInPlace } from './blas-kernel.js';
 import { linear } from './matmul.js';
 import { nativeRmsNorm, nativeSwiglu } from './native-ops.js';
+import { takeRows } from './rows.js';
 import type { TensorData } from './safetensors.js';
 
 /**
@@ -51,22 +52,9 @@ function rotationMatrix(hd: number): tf.Tensor2D {
   return tf.tensor2d(r, [hd, hd]);
 }
 
-/**
- * Embedding lookup whose gradient is a scatter-add (ScatterNd) instead of gather's
- * UnsortedSegmentSum, which the wasm backend lacks.
- */
+/** Embedding lookup; its gradient is a scatter-add (see takeRows), as wasm lacks gather's. */
 function embed(table: tf.Tensor2D, ids: tf.Tensor2D): tf.Tensor3D {
-  const flat = ids.reshape([-1]) as tf.Tensor1D;
-  const fn = (t: tf.Tensor, save: tf.GradSaveFunc) => {
-    save([flat]);
-    return {
-      value: tf.gather(t, flat),
-      gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => tf.scatterND(saved[0]!.expandDims(1), dy, t.shape),
-    };
-  };
-  const lookup = tf.customGrad(fn as unknown as Parameters<typeof tf.customGrad>[0]);
-  const out = lookup(table) as tf.Tensor2D;
-  return out.reshape([ids.shape[0], ids.shape[1], table.shape[1]]);
+  return takeRows(table, ids.reshape([-1]) as tf.Tensor1D).reshape([ids.shape[0], ids.shape[1], table.shape[1]]);
 }
 
 /** Cached keys or values [B, H, C, hd] (the first `filled` positions real) followed by `next` [B, H, L, hd]. */

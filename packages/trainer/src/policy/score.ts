@@ -2,34 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { blasActive } from '../model/blas-kernel.js';
 import { nativeTokenLogProbs } from '../model/native-ops.js';
 import type { Qwen2Model } from '../model/qwen2.js';
-
-type CustomFn = Parameters<typeof tf.customGrad>[0];
-
-// The indices are saved with each op: the forward pass's scope disposes them before the backward pass runs.
-
-/** Rows `at` of x [R, H] as [N, H]; the gradient is a scatter (gather's own needs UnsortedSegmentSum, which wasm lacks). */
-function takeRows(x: tf.Tensor2D, at: tf.Tensor1D): tf.Tensor2D {
-  const f = tf.customGrad(((xx: tf.Tensor, save: tf.GradSaveFunc) => {
-    save([at]);
-    return {
-      value: tf.gather(xx, at),
-      gradFunc: (dy: tf.Tensor, [i]: tf.Tensor[]) => tf.scatterND(i!.expandDims(1), dy, xx.shape),
-    };
-  }) as unknown as CustomFn);
-  return f(x) as tf.Tensor2D;
-}
-
-/** v [N] placed at `at` of a zero vector of `size`; the gradient gathers them back. */
-function placeAt(v: tf.Tensor1D, at: tf.Tensor1D, size: number): tf.Tensor1D {
-  const f = tf.customGrad(((vv: tf.Tensor, save: tf.GradSaveFunc) => {
-    save([at]);
-    return {
-      value: tf.scatterND(at.expandDims(1), vv, [size]),
-      gradFunc: (dy: tf.Tensor, [i]: tf.Tensor[]) => tf.gather(dy, i!),
-    };
-  }) as unknown as CustomFn);
-  return f(v) as tf.Tensor1D;
-}
+import { placeAt, takeRows } from '../model/rows.js';
 
 /** Per position but the last of `raw` [B, L, V]: the log-prob of the next token of `tokens` [B, L] at temperature t, and the entropy. */
 function scoreLogits(
@@ -80,18 +53,8 @@ export function tokenLogProbs(
   // one row after the picked ones: scoreLogits scores each position by the next token, so the picked rows
   // and their targets become one sequence of n + 1 positions whose last is not scored
   const seq = tf.concat([picked, tf.zeros([1, picked.shape[1]])], 0).expandDims(0) as tf.Tensor3D;
-  const targets = tf
-    .concat([
-      tf.zeros([1], 'int32'),
-      tf.gather(
-        ids.reshape([-1]),
-        tf.tensor1d(
-          hiddenRows.map((r) => r + 1),
-          'int32',
-        ),
-      ),
-    ])
-    .expandDims(0) as tf.Tensor2D;
+  const next = tf.gather(ids.reshape([-1]), rows.add(tf.scalar(1, 'int32')));
+  const targets = tf.concat([tf.zeros([1], 'int32'), next]).expandDims(0) as tf.Tensor2D;
   const r = scoreLogits(model.logits(seq), targets, t, entropy);
   const full = (x: tf.Tensor2D) => placeAt(x.reshape([n]), at, batch * (len - 1)).reshape([batch, len - 1]) as tf.Tensor2D;
   return { logProbs: full(r.logProbs), entropy: r.entropy && full(r.entropy) };
@@ -120,8 +83,9 @@ export function packSequences(
     // target position t (0-based within len-1) scores token t+1
     for (let t = 0; t < s.ids.length; t++) {
       if (!s.lossMask[t] || off + t < 1) continue;
-      target[i * (len - 1) + off + t - 1] = 1;
-      scored.push(i * (len - 1) + off + t - 1);
+      const at = i * (len - 1) + off + t - 1;
+      target[at] = 1;
+      scored.push(at);
     }
   });
   return {
