@@ -69,12 +69,16 @@ static napi_value Sgemm(napi_env env, napi_callback_info info) {
 // which the first T positions are filled (C = T unless a decoding cache keeps room to grow in place),
 // keys [B, T] (1 for a real key, 0 for padding). Query i sits at position T − L + i and sees the real
 // keys at or before it (causal with a cache of T − L positions).
+// With listed queries (`pos` set), q is [L, nH, hd] instead: L queries of all sequences in one list,
+// each sequence's queries in a run (start[b] … start[b + 1] − 1) ordered by position, query n seeing
+// the keys up to pos[n]. A training pass lists only the positions whose outputs it needs.
 typedef struct {
   int64_t b, nh, nkv, l, t, hd, c;
+  const float *pos, *start;
 } Dims;
 
 // [B, nH, nKv, L, T, hd] or, with a capacity, [B, nH, nKv, L, T, hd, C]
-static int read_dims(napi_env env, napi_value v, Dims *d, int capacity) {
+static int read_dims(napi_env env, napi_value v, Dims *d, int capacity, int listed) {
   int64_t x[7];
   uint32_t n;
   if (napi_get_array_length(env, v, &n) != napi_ok || (n != 6 && !(capacity && n == 7))) return 0;
@@ -82,31 +86,53 @@ static int read_dims(napi_env env, napi_value v, Dims *d, int capacity) {
     napi_value e;
     if (napi_get_element(env, v, i, &e) != napi_ok || napi_get_value_int64(env, e, &x[i]) != napi_ok || x[i] < 1) return 0;
   }
-  *d = (Dims){x[0], x[1], x[2], x[3], x[4], x[5], n == 7 ? x[6] : x[4]};
-  return d->nh % d->nkv == 0 && d->l <= d->t && d->t <= d->c;
+  *d = (Dims){x[0], x[1], x[2], x[3], x[4], x[5], n == 7 ? x[6] : x[4], NULL, NULL};
+  return d->nh % d->nkv == 0 && (listed || d->l <= d->t) && d->t <= d->c;
 }
 
-// The layouts an attention argument can have: q-like [B, nH, L, hd], k-like [B, nKv, T, hd],
-// the key mask [B, T] and the probabilities [B, nH, L, T].
+// The layouts an attention argument can have: q-like [B, nH, L, hd] (listed: [L, nH, hd]), k-like
+// [B, nKv, T, hd], the key mask [B, T] and the probabilities [B, nH, L, T] (listed: [nH, L, T]).
 enum Layout { Q, KV, KEYS, P, P_OR_NULL };
 
 static int64_t floats(const Dims *d, enum Layout x) {
+  const int64_t seqs = d->pos ? 1 : d->b; // listed queries are counted across sequences in L
   switch (x) {
-  case Q: return d->b * d->nh * d->l * d->hd;
+  case Q: return seqs * d->nh * d->l * d->hd;
   case KV: return d->b * d->nkv * d->c * d->hd;
   case KEYS: return d->b * d->t;
-  default: return d->b * d->nh * d->l * d->t;
+  default: return seqs * d->nh * d->l * d->t;
   }
 }
 
-// Reads `n` Float32Array arguments of the given layouts followed by dims; throws and returns 0 when
-// the count, the dims or a size is wrong.
+// Takes the listed queries' positions [L] and sequence starts [B + 1]: whole numbers, each run
+// ascending within the keys, the runs covering the list in order.
+static int listed_queries(napi_env env, napi_value pos_v, napi_value start_v, Dims *d) {
+  size_t np, ns;
+  const float *pos = f32(env, pos_v, &np), *start = f32(env, start_v, &ns);
+  if (!pos || !start || (int64_t)np < d->l || (int64_t)ns < d->b + 1 || start[0] != 0 || start[d->b] != (float)d->l) return 0;
+  for (int64_t b = 0; b < d->b; b++) {
+    if (!(start[b + 1] >= start[b]) || start[b + 1] != floorf(start[b + 1])) return 0;
+    for (int64_t n = (int64_t)start[b]; n < (int64_t)start[b + 1]; n++)
+      if (!(pos[n] >= 0 && pos[n] < (float)d->t) || pos[n] != floorf(pos[n]) || (n > start[b] && pos[n] < pos[n - 1])) return 0;
+  }
+  d->pos = pos;
+  d->start = start;
+  return 1;
+}
+
+// Reads `n` Float32Array arguments of the given layouts followed by dims and, for listed queries,
+// their positions and sequence starts; throws and returns 0 when the count, the dims or a size is wrong.
 static int attention_args(napi_env env, napi_callback_info info, const char *name, size_t n, const enum Layout *layouts, float **a,
                           Dims *d, int capacity) {
-  napi_value argv[12];
-  size_t argc = 12;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != n + 1 || !read_dims(env, argv[n], d, capacity)) {
+  napi_value argv[14];
+  size_t argc = 14;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || (argc != n + 1 && argc != n + 3) ||
+      !read_dims(env, argv[n], d, capacity, argc == n + 3)) {
     napi_throw_error(env, NULL, name);
+    return 0;
+  }
+  if (argc == n + 3 && (d->c != d->t || !listed_queries(env, argv[n + 1], argv[n + 2], d))) {
+    napi_throw_range_error(env, NULL, name);
     return 0;
   }
   for (size_t i = 0; i < n; i++) {
@@ -124,6 +150,25 @@ static int attention_args(napi_env env, napi_callback_info info, const char *nam
     }
   }
   return 1;
+}
+
+// The queries of sequence b for head h: n rows `ld` floats apart from offset q0 (of q, out and their
+// gradients), their probabilities T floats apart from p0, query i seeing the keys up to last_key(i).
+typedef struct {
+  int64_t n, q0, ld, p0, t;
+  const float *pos;
+} QRows;
+
+static QRows query_rows(const Dims *d, int64_t b, int64_t h) {
+  if (!d->pos) return (QRows){d->l, (b * d->nh + h) * d->l * d->hd, d->hd, (b * d->nh + h) * d->l * d->t, d->t, NULL};
+  const int64_t s = (int64_t)d->start[b];
+  return (QRows){(int64_t)d->start[b + 1] - s, (s * d->nh + h) * d->hd, d->nh * d->hd, (h * d->l + s) * d->t, d->t, d->pos + s};
+}
+
+static inline int64_t last_key(const QRows *r, int64_t i) { return r->pos ? (int64_t)r->pos[i] : r->t - r->n + i; }
+
+static void zero_rows(float *x, int64_t rows, int64_t ld, int64_t hd) {
+  for (int64_t r = 0; r < rows; r++) memset(x + r * ld, 0, sizeof(float) * hd);
 }
 
 // exp for x ≤ 0 (softmax after subtracting the row's max), branch-free so that the loops below
@@ -185,8 +230,8 @@ typedef struct {
   int64_t lo, n; // keys lo … lo + n − 1; n = 0 when no query of the block sees a real key
 } Span;
 
-static Span block_span(const Dims *d, int64_t first_real, int64_t i0, int64_t i1) {
-  const int64_t hi = d->t - d->l + i1 - 1; // the last key the block's last query may see
+// The keys of a block of queries whose last one sees keys up to `hi`.
+static Span block_span(int64_t first_real, int64_t hi) {
   if (first_real < 0 || hi < first_real) return (Span){0, 0};
   return (Span){first_real, hi - first_real + 1};
 }
@@ -244,20 +289,20 @@ VECTOR_CLONES static void attend_group(const float *restrict q, const float *res
   }
 }
 
-// attentionForward(q, k, v, keys, out, probs, dims): out = softmax(q·kᵀ, over the keys each query
-// sees)·v, probs kept for the backward pass (0 outside what a query sees). A query that sees no key
+// attentionForward(q, k, v, keys, out, probs, dims[, pos, start]): out = softmax(q·kᵀ, over the keys
+// each query sees)·v, probs kept for the backward pass (0 outside what a query sees). A query that sees no key
 // (left padding) gets 0. With probs null (no backward pass), each block's probabilities stay in a
 // scratch block that fits the cache instead of going out to a [B, nH, L, T] array and back.
 static napi_value AttentionForward(napi_env env, napi_callback_info info) {
   static const enum Layout layouts[6] = {Q, KV, KV, KEYS, Q, P_OR_NULL};
   float *a[6];
   Dims d;
-  if (!attention_args(env, info, "attentionForward(q, k, v, keys, out, probs, [B, nH, nKv, L, T, hd(, C)]): wrong arguments or sizes", 6,
+  if (!attention_args(env, info, "attentionForward(q, k, v, keys, out, probs, [B, nH, nKv, L, T, hd(, C)][, pos, start]): wrong arguments or sizes", 6,
                       layouts, a, &d, 1))
     return NULL;
   const int64_t g = d.nh / d.nkv, hd = d.hd, T = d.t, L = d.l, C = d.c;
   float *q = a[0], *k = a[1], *v = a[2], *keys = a[3], *out = a[4], *probs = a[5];
-  const int few = !probs && L <= FEW_QUERIES;
+  const int few = !probs && !d.pos && L <= FEW_QUERIES;
   float *scratch = probs ? NULL : malloc(sizeof(float) * (few ? g * L : QB) * T);
   if (!probs && !scratch) {
     napi_throw_error(env, NULL, "attentionForward: out of memory");
@@ -279,21 +324,22 @@ static napi_value AttentionForward(napi_env env, napi_callback_info info) {
     const float *kmask = keys + b * T;
     const int64_t first = first_real_key(kmask, T);
     for (int64_t h = 0; h < d.nh; h++) {
-      const int64_t bh = b * d.nh + h, kv = b * d.nkv + h / g;
-      for (int64_t i0 = 0; i0 < L; i0 += QB) {
-        const int64_t i1 = i0 + QB < L ? i0 + QB : L, m = i1 - i0;
-        const Span s = block_span(&d, first, i0, i1);
-        float *pb = probs ? probs + (bh * L + i0) * T : scratch, *ob = out + (bh * L + i0) * hd;
+      const int64_t kv = b * d.nkv + h / g;
+      const QRows qr = query_rows(&d, b, h);
+      for (int64_t i0 = 0; i0 < qr.n; i0 += QB) {
+        const int64_t i1 = i0 + QB < qr.n ? i0 + QB : qr.n, m = i1 - i0;
+        const Span s = block_span(first, last_key(&qr, i1 - 1));
+        float *pb = probs ? probs + qr.p0 + i0 * T : scratch, *ob = out + qr.q0 + i0 * qr.ld;
         if (s.n == 0) {
           if (probs) memset(pb, 0, sizeof(float) * m * T);
-          memset(ob, 0, sizeof(float) * m * hd);
+          zero_rows(ob, m, qr.ld, hd);
           continue;
         }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)s.n, (int)hd, 1.0f, q + (bh * L + i0) * hd, (int)hd,
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)s.n, (int)hd, 1.0f, q + qr.q0 + i0 * qr.ld, (int)qr.ld,
                     k + (kv * C + s.lo) * hd, (int)hd, 0.0f, pb + s.lo, (int)T);
         for (int64_t r = 0; r < m; r++) {
           float *row = pb + r * T;
-          const int64_t last = T - L + i0 + r; // the last key this query may see
+          const int64_t last = last_key(&qr, i0 + r); // the last key this query may see
           if (probs) memset(row, 0, sizeof(float) * s.lo);
           // past the last key it sees: outside the block's span only for a kept array, inside it for the value product
           const int64_t end = probs ? T : s.lo + s.n;
@@ -301,7 +347,7 @@ static napi_value AttentionForward(napi_env env, napi_callback_info info) {
           if (last >= s.lo) softmax_span(row + s.lo, kmask + s.lo, last + 1 - s.lo);
         }
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)hd, (int)s.n, 1.0f, pb + s.lo, (int)T,
-                    v + (kv * C + s.lo) * hd, (int)hd, 0.0f, ob, (int)hd);
+                    v + (kv * C + s.lo) * hd, (int)hd, 0.0f, ob, (int)qr.ld);
       }
     }
   }
@@ -309,7 +355,7 @@ static napi_value AttentionForward(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-// attentionBackward(q, k, v, keys, probs, out, dOut, dq, dk, dv, dims): gradients of attentionForward,
+// attentionBackward(q, k, v, keys, probs, out, dOut, dq, dk, dv, dims[, pos, start]): gradients of attentionForward,
 // over the same key spans. dP = dOut·vᵀ, dS = P ⊙ (dP − rowsum(dOut ⊙ out)), dq = dS·k, dk = dSᵀ·q,
 // dv = Pᵀ·dOut.
 static napi_value AttentionBackward(napi_env env, napi_callback_info info) {
@@ -317,7 +363,7 @@ static napi_value AttentionBackward(napi_env env, napi_callback_info info) {
   float *a[10];
   Dims d;
   if (!attention_args(env, info,
-                      "attentionBackward(q, k, v, keys, probs, out, dOut, dq, dk, dv, [B, nH, nKv, L, T, hd]): wrong arguments or sizes", 10,
+                      "attentionBackward(q, k, v, keys, probs, out, dOut, dq, dk, dv, [B, nH, nKv, L, T, hd][, pos, start]): wrong arguments or sizes", 10,
                       layouts, a, &d, 0))
     return NULL;
   const int64_t g = d.nh / d.nkv, hd = d.hd, T = d.t, L = d.l;
@@ -332,31 +378,33 @@ static napi_value AttentionBackward(napi_env env, napi_callback_info info) {
   for (int64_t b = 0; b < d.b; b++) {
     const int64_t first = first_real_key(keys + b * T, T);
     for (int64_t h = 0; h < d.nh; h++) {
-      const int64_t bh = b * d.nh + h, kv = b * d.nkv + h / g;
-      for (int64_t i0 = 0; i0 < L; i0 += QB) {
-        const int64_t i1 = i0 + QB < L ? i0 + QB : L, m = i1 - i0;
-        const Span s = block_span(&d, first, i0, i1);
-        const float *qb = q + (bh * L + i0) * hd, *pb = probs + (bh * L + i0) * T + s.lo;
-        const float *ob = out + (bh * L + i0) * hd, *dob = dout + (bh * L + i0) * hd;
+      const int64_t kv = b * d.nkv + h / g;
+      const QRows qr = query_rows(&d, b, h);
+      const int64_t ld = qr.ld;
+      for (int64_t i0 = 0; i0 < qr.n; i0 += QB) {
+        const int64_t i1 = i0 + QB < qr.n ? i0 + QB : qr.n, m = i1 - i0;
+        const Span s = block_span(first, last_key(&qr, i1 - 1));
+        const int64_t at = qr.q0 + i0 * ld;
+        const float *qb = q + at, *pb = probs + qr.p0 + i0 * T + s.lo, *ob = out + at, *dob = dout + at;
         float *kb = k + (kv * T + s.lo) * hd, *vb = v + (kv * T + s.lo) * hd;
         if (s.n == 0) {
-          memset(dq + (bh * L + i0) * hd, 0, sizeof(float) * m * hd);
+          zero_rows(dq + at, m, ld, hd);
           continue;
         }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)s.n, (int)hd, 1.0f, dob, (int)hd, vb, (int)hd, 0.0f, ds,
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)s.n, (int)hd, 1.0f, dob, (int)ld, vb, (int)hd, 0.0f, ds,
                     (int)s.n);
         for (int64_t r = 0; r < m; r++) {
           float dot = 0;
-          for (int64_t c = 0; c < hd; c++) dot += dob[r * hd + c] * ob[r * hd + c];
+          for (int64_t c = 0; c < hd; c++) dot += dob[r * ld + c] * ob[r * ld + c];
           float *row = ds + r * s.n;
           const float *prow = pb + r * T;
           for (int64_t c = 0; c < s.n; c++) row[c] = prow[c] * (row[c] - dot);
         }
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)hd, (int)s.n, 1.0f, ds, (int)s.n, kb, (int)hd, 0.0f,
-                    dq + (bh * L + i0) * hd, (int)hd);
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)s.n, (int)hd, (int)m, 1.0f, ds, (int)s.n, qb, (int)hd, 1.0f,
+                    dq + at, (int)ld);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)s.n, (int)hd, (int)m, 1.0f, ds, (int)s.n, qb, (int)ld, 1.0f,
                     dk + (kv * T + s.lo) * hd, (int)hd);
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)s.n, (int)hd, (int)m, 1.0f, pb, (int)T, dob, (int)hd, 1.0f,
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)s.n, (int)hd, (int)m, 1.0f, pb, (int)T, dob, (int)ld, 1.0f,
                     dv + (kv * T + s.lo) * hd, (int)hd);
       }
     }

@@ -2,11 +2,12 @@ import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
 import { attention, attentionMask } from '../src/model/attention.js';
-import { blasActive, installBlasMatMul, uninstallBlasMatMul, writeKvInPlace } from '../src/model/blas-kernel.js';
+import { blasActive, fusedAttention, installBlasMatMul, uninstallBlasMatMul, writeKvInPlace } from '../src/model/blas-kernel.js';
 import { loadSgemm } from '../src/model/native-addon.js';
 import { nativeRmsNorm, nativeSwiglu } from '../src/model/native-ops.js';
 import { starpoTinyConfig } from '../src/model/config.js';
 import { Qwen2Model } from '../src/model/qwen2.js';
+import { takeRows } from '../src/model/rows.js';
 import { tokenLogProbs } from '../src/policy/score.js';
 import { maxAbsDiff } from './fixtures.js';
 
@@ -97,6 +98,43 @@ for (const backend of ['cpu', 'wasm'] as const) {
         expect(maxAbsDiff(fast.out, ref.out), what).toBeLessThan(1e-5);
         for (const [i, g] of fast.grads.entries()) expect(maxAbsDiff(g, ref.grads[i]!), `${what} d${'qkv'[i]}`).toBeLessThan(1e-4);
       }
+    });
+
+    it('listed queries get the outputs and gradients the same queries get in a whole sequence', async () => {
+      await initBackend(backend);
+      expect(installBlasMatMul(backend).ok).toBe(true);
+      const [batch, nH, nKv, len, hd] = [3, 4, 2, 150, 8];
+      // row 0 lists 90 positions (more than one block of 64), row 1 is left-padded by 20 and lists a
+      // few, row 2 lists none
+      const lists = [Array.from({ length: 90 }, (_, i) => 5 + i + (i > 40 ? 30 : 0)), [20, 21, 77, 149], []];
+      const keys = tf.tensor2d(
+        [1, 0, 1].flatMap((full) => Array.from({ length: len }, (_, j) => (full || j >= 20 ? 1 : 0))),
+        [batch, len],
+      );
+      const at = lists.flatMap((l, b) => l.map((j) => b * len + j));
+      const start = [0, ...lists.map((_, b) => lists.slice(0, b + 1).flat().length)];
+      const listed = { pos: tf.tensor1d(lists.flat()), start: tf.tensor1d(start) };
+      const index = tf.tensor1d(at, 'int32');
+      const q = tf.randomNormal([batch, nH, len, hd], 0, 1, 'float32', 1);
+      const k = tf.randomNormal([batch, nKv, len, hd], 0, 1, 'float32', 2) as tf.Tensor4D;
+      const v = tf.randomNormal([batch, nKv, len, hd], 0, 1, 'float32', 3) as tf.Tensor4D;
+      const w = tf.randomNormal([at.length, nH, hd], 0, 1, 'float32', 4);
+      // [B, nH, L, hd] → the listed rows [N, nH, hd]
+      const pick = (x: tf.Tensor) => takeRows(x.transpose([0, 2, 1, 3]).reshape([batch * len, nH, hd]), index);
+      const whole = (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => pick(fusedAttention(a, b as tf.Tensor4D, c as tf.Tensor4D, keys));
+      const only = (a: tf.Tensor, b: tf.Tensor, c: tf.Tensor) => fusedAttention(a, b as tf.Tensor4D, c as tf.Tensor4D, keys, listed);
+      const ql = pick(q);
+      expect(maxAbsDiff(only(ql, k, v).dataSync(), whole(q, k, v).dataSync())).toBeLessThan(1e-5);
+      const [dq, dk, dv] = tf.grads((a, b, c) => whole(a, b, c).mul(w).sum())([q, k, v]);
+      const [dql, dkl, dvl] = tf.grads((a, b, c) => only(a, b, c).mul(w).sum())([ql, k, v]);
+      expect(maxAbsDiff(dql!.dataSync(), pick(dq!).dataSync())).toBeLessThan(1e-4);
+      expect(maxAbsDiff(dkl!.dataSync(), dk!.dataSync())).toBeLessThan(1e-4);
+      expect(maxAbsDiff(dvl!.dataSync(), dv!.dataSync())).toBeLessThan(1e-4);
+      // a list out of order, or past the keys, is refused
+      const bad = { pos: tf.tensor1d([...lists.flat().slice(0, -1), 1]), start: listed.start };
+      expect(() => fusedAttention(ql, k, v, keys, bad)).toThrow(/wrong arguments or sizes/);
+      const past = { pos: tf.tensor1d([...lists.flat().slice(0, -1), len]), start: listed.start };
+      expect(() => fusedAttention(ql, k, v, keys, past)).toThrow(/wrong arguments or sizes/);
     });
 
     it('gives a starpo-tiny model the same logits and gradients as the tfjs path', async () => {

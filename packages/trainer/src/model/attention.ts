@@ -65,7 +65,7 @@ export function attention(x: AttentionInputs): tf.Tensor4D {
   const [batch, nH, len, hd] = x.q.shape;
   const [, nKv, total] = x.k.shape;
   const groups = nH / nKv;
-  if ('keys' in x.mask) return fusedAttention(x.q, x.k, x.v, x.mask.keys);
+  if ('keys' in x.mask) return fusedAttention(x.q, x.k, x.v, x.mask.keys) as tf.Tensor4D;
   if ('perRow' in x.mask) return attentionPerRow(x, x.mask.perRow);
   // q·kᵀ with the transpose folded into the product: a decode step would otherwise copy the whole key cache
   const k = x.k.reshape([batch * nKv, total, hd]) as tf.Tensor3D;

@@ -60,11 +60,13 @@ const KV_WRITE = 'StarpoKvWrite';
 
 /**
  * [B, nH, nKv, L, T, hd] of q [B, nH, L, hd] and k [B, nKv, T, hd]; with the key mask [B, T] of a
- * decoding cache that keeps room (k [B, nKv, C, hd], C > T), [B, nH, nKv, L, T, hd, C].
+ * decoding cache that keeps room (k [B, nKv, C, hd], C > T), [B, nH, nKv, L, T, hd, C]. Listed
+ * queries (q [L, nH, hd], see fusedAttention) count L across the batch.
  */
-function attentionDims(q: TensorInfo, k: TensorInfo, keys?: TensorInfo): number[] {
+function attentionDims(q: TensorInfo, k: TensorInfo, keys: TensorInfo | undefined, listed: boolean): number[] {
   const t = keys ? keys.shape[1]! : k.shape[2]!;
-  const dims = [q.shape[0]!, q.shape[1]!, k.shape[1]!, q.shape[2]!, t, q.shape[3]!];
+  const [l, hd] = listed ? [q.shape[0]!, q.shape[2]!] : [q.shape[2]!, q.shape[3]!];
+  const dims = [k.shape[0]!, q.shape[1]!, k.shape[1]!, l, t, hd];
   return t === k.shape[2] ? dims : [...dims, k.shape[2]!];
 }
 
@@ -79,12 +81,13 @@ function registerAttention(s: NativeKernels, backendName: 'cpu' | 'wasm'): void 
     kernelName: ATTENTION,
     backendName,
     kernelFunc: ({ inputs, backend, attrs }) => {
-      const { q, k, v, keys } = inputs as Record<string, TensorInfo>;
+      const { q, k, v, keys, pos, start } = inputs as Record<string, TensorInfo>;
       const store = storageOf(backendName, backend);
-      const dims = attentionDims(q!, k!, keys!);
+      const dims = attentionDims(q!, k!, keys!, pos !== undefined);
       const out = store.alloc(q!.shape);
       // without a backward pass the probabilities stay inside the kernel
-      const probs = (attrs as { keep: boolean }).keep ? store.alloc([dims[0]!, dims[1]!, dims[3]!, dims[4]!]) : null;
+      const probsShape = pos ? [dims[1]!, dims[3]!, dims[4]!] : [dims[0]!, dims[1]!, dims[3]!, dims[4]!];
+      const probs = (attrs as { keep: boolean }).keep ? store.alloc(probsShape) : null;
       // allocations may move the wasm heap: take every view after the last one
       s.attentionForward(
         store.read(q!),
@@ -94,6 +97,7 @@ function registerAttention(s: NativeKernels, backendName: 'cpu' | 'wasm'): void 
         store.read(out.info),
         probs ? store.read(probs.info) : null,
         dims,
+        ...(pos ? [store.read(pos), store.read(start!)] : []),
       );
       return probs ? [out.info, probs.info] : [out.info];
     },
@@ -102,7 +106,7 @@ function registerAttention(s: NativeKernels, backendName: 'cpu' | 'wasm'): void 
     kernelName: ATTENTION_GRAD,
     backendName,
     kernelFunc: ({ inputs, backend }) => {
-      const { q, k, v, keys, probs, out, dy } = inputs as Record<string, TensorInfo>;
+      const { q, k, v, keys, probs, out, dy, pos, start } = inputs as Record<string, TensorInfo>;
       const store = storageOf(backendName, backend);
       const dq = store.alloc(q!.shape);
       const dk = store.alloc(k!.shape);
@@ -119,7 +123,8 @@ function registerAttention(s: NativeKernels, backendName: 'cpu' | 'wasm'): void 
         r(dq.info),
         r(dk.info),
         r(dv.info),
-        attentionDims(q!, k!),
+        attentionDims(q!, k!, undefined, pos !== undefined),
+        ...(pos ? [r(pos), r(start!)] : []),
       );
       return [dq.info, dk.info, dv.info];
     },
@@ -147,29 +152,42 @@ function registerAttention(s: NativeKernels, backendName: 'cpu' | 'wasm'): void 
 }
 
 /**
+ * Queries listed by position (see fusedAttention): `pos` [L] the last key each may see, `start` [B + 1]
+ * where each sequence's run of queries begins in the list; float32, as the addon reads them.
+ */
+export interface ListedQueries {
+  pos: tf.Tensor1D;
+  start: tf.Tensor1D;
+}
+
+/**
  * Causal softmax(q·kᵀ)·v over the real keys in one kernel call each way (q [B, nH, L, hd] already
  * scaled, k and v [B, nKv, T, hd], `keys` [B, T] float 1 for a real key; query i sits at position
  * T − L + i). The mask is applied inside the kernel, so the [B, L, T] mask tensor is never built and
  * the masked products are skipped; the probabilities are kept for the backward pass.
+ * With `listed`, q is [L, nH, hd]: any positions of any sequences (those whose outputs a pass needs),
+ * each sequence's in a run ordered by position; the output is [L, nH, hd] too.
  */
-export function fusedAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, keys: tf.Tensor2D): tf.Tensor4D {
+export function fusedAttention(q: tf.Tensor, k: tf.Tensor4D, v: tf.Tensor4D, keys: tf.Tensor2D, listed?: ListedQueries): tf.Tensor {
+  const lists: tf.NamedTensorMap = listed ? { pos: listed.pos, start: listed.start } : {};
   // no gradient recorded (generation, scoring): nothing to keep for a backward pass
   if (!(tf.engine() as unknown as { isTapeOn(): boolean }).isTapeOn())
-    return (tf.engine().runKernel(ATTENTION, { q, k, v, keys }, { keep: false }) as tf.Tensor[])[0] as tf.Tensor4D;
+    return (tf.engine().runKernel(ATTENTION, { q, k, v, keys, ...lists }, { keep: false }) as tf.Tensor[])[0]!;
   if (k.shape[2] !== keys.shape[1]) throw new Error('a cache with room to grow in place is for decoding, not for a gradient');
   const f = tf.customGrad(((qq: tf.Tensor, kk: tf.Tensor, vv: tf.Tensor, save: tf.GradSaveFunc) => {
-    const [out, probs] = tf.engine().runKernel(ATTENTION, { q: qq, k: kk, v: vv, keys }, { keep: true }) as tf.Tensor[];
-    // the key mask too: the forward pass's scope disposes it before the backward pass runs
-    save([qq, kk, vv, keys, probs!, out!]);
+    const [out, probs] = tf.engine().runKernel(ATTENTION, { q: qq, k: kk, v: vv, keys, ...lists }, { keep: true }) as tf.Tensor[];
+    // the key mask and lists too: the forward pass's scope disposes them before the backward pass runs
+    save([qq, kk, vv, keys, probs!, out!, ...(listed ? [listed.pos, listed.start] : [])]);
     return {
       value: out!,
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-        const [sq, sk, sv, sm, sp, so] = saved;
-        return tf.engine().runKernel(ATTENTION_GRAD, { q: sq!, k: sk!, v: sv!, keys: sm!, probs: sp!, out: so!, dy }) as tf.Tensor[];
+        const [sq, sk, sv, sm, sp, so, pos, start] = saved;
+        const inputs = { q: sq!, k: sk!, v: sv!, keys: sm!, probs: sp!, out: so!, dy, ...(pos ? { pos, start: start! } : {}) };
+        return tf.engine().runKernel(ATTENTION_GRAD, inputs) as tf.Tensor[];
       },
     };
   }) as unknown as Parameters<typeof tf.customGrad>[0]);
-  return f(q, k, v) as tf.Tensor4D;
+  return f(q, k, v);
 }
 
 /**

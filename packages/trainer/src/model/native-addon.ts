@@ -29,6 +29,8 @@ export interface NativeKernels {
     out: Float32Array,
     probs: Float32Array | null,
     dims: number[],
+    pos?: Float32Array,
+    start?: Float32Array,
   ): void;
   attentionBackward(
     q: Float32Array,
@@ -42,6 +44,8 @@ export interface NativeKernels {
     dk: Float32Array,
     dv: Float32Array,
     dims: number[],
+    pos?: Float32Array,
+    start?: Float32Array,
   ): void;
   tokenLogProbs(logits: Float32Array, targets: Float32Array, out: Float32Array, b: number, l: number, v: number, temperature: number): void;
   tokenLogProbsBackward(

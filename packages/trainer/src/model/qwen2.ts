@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { headDim, type Qwen2Config } from './config.js';
 import { attention, attentionMask } from './attention.js';
-import { blasActive, writeKvInPlace } from './blas-kernel.js';
+import { blasActive, fusedAttention, writeKvInPlace, type ListedQueries } from './blas-kernel.js';
 import { linear } from './matmul.js';
 import { nativeRmsNorm, nativeSwiglu } from './native-ops.js';
 import { takeRows } from './rows.js';
@@ -25,6 +25,25 @@ export interface ForwardOptions {
   cache?: KvCache;
   /** Return an updated cache (the caller disposes the old one). */
   returnCache?: boolean;
+  /**
+   * The positions whose hidden states the caller needs, when not all: 'last' (each row's last, as a
+   * prefill needs; hidden is [batch, 1, hidden]) or flat indices into [batch·len], ascending (the
+   * trained positions; hidden is [1, N, hidden]). Earlier layers run every position, whose keys and
+   * values the last layer reads; the last layer's queries, MLP and final norm run on these only.
+   */
+  at?: 'last' | Int32Array;
+}
+
+/** Listed query rows of a pass without a cache: each row's key position and where each sequence's run starts. */
+function listedRows(at: Int32Array, batch: number, len: number): { index: tf.Tensor1D; listed: ListedQueries } {
+  const pos = new Float32Array(at.length);
+  const start = new Float32Array(batch + 1);
+  at.forEach((r, n) => {
+    pos[n] = r % len;
+    start[Math.floor(r / len) + 1]!++;
+  });
+  for (let b = 0; b < batch; b++) start[b + 1]! += start[b]!;
+  return { index: tf.tensor1d(at, 'int32'), listed: { pos: tf.tensor1d(pos), start: tf.tensor1d(start) } };
 }
 
 function rmsNorm(x: tf.Tensor, w: tf.Tensor, eps: number): tf.Tensor {
@@ -187,18 +206,24 @@ export class Qwen2Model {
     // query i (absolute pastLen+i) sees key j when j <= pastLen+i and key j is real
     const maskBias = attentionMask(fullMask, len, c.num_attention_heads / c.num_key_value_heads);
 
+    const nH = c.num_attention_heads;
+    // the last layer's queries at the listed rows, through the kernel that takes them so (elsewhere all
+    // positions run and the rows are taken at the end)
+    const rows = opts.at instanceof Int32Array && blasActive() && !past ? listedRows(opts.at, batch, len) : null;
+    const rope = (t: tf.Tensor, cs: tf.Tensor, sn: tf.Tensor) => t.mul(cs).add(rotateHalf(t as tf.Tensor4D, this.rotation).mul(sn));
+    // the 1/√d scale goes on q, not on the [L, T] scores: one fewer score-sized tensor kept for the backward pass
+    const scale = 1 / Math.sqrt(hd);
     let x: tf.Tensor = embed(this.w('model.embed_tokens.weight') as tf.Tensor2D, ids);
     const newKeys: tf.Tensor4D[] = [];
     const newValues: tf.Tensor4D[] = [];
     for (let i = 0; i < c.num_hidden_layers; i++) {
       const p = `model.layers.${i}.`;
       const h = rmsNorm(x, this.w(`${p}input_layernorm.weight`), c.rms_norm_eps);
-      const heads = (t: tf.Tensor, n: number) => t.reshape([batch, len, n, hd]).transpose([0, 2, 1, 3]) as tf.Tensor4D;
-      let q = heads(linear(h, this.w(`${p}self_attn.q_proj.weight`), this.w(`${p}self_attn.q_proj.bias`)), c.num_attention_heads);
-      let k = heads(linear(h, this.w(`${p}self_attn.k_proj.weight`), this.w(`${p}self_attn.k_proj.bias`)), c.num_key_value_heads);
-      let v = heads(linear(h, this.w(`${p}self_attn.v_proj.weight`), this.w(`${p}self_attn.v_proj.bias`)), c.num_key_value_heads);
-      q = q.mul(cos).add(rotateHalf(q, this.rotation).mul(sin));
-      k = k.mul(cos).add(rotateHalf(k, this.rotation).mul(sin));
+      const heads = (t: tf.Tensor, n: number, l = len) => t.reshape([batch, l, n, hd]).transpose([0, 2, 1, 3]) as tf.Tensor4D;
+      const proj = (t: tf.Tensor, name: string) =>
+        linear(t, this.w(`${p}self_attn.${name}_proj.weight`), this.w(`${p}self_attn.${name}_proj.bias`));
+      let k = rope(heads(proj(h, 'k'), c.num_key_value_heads), cos, sin) as tf.Tensor4D;
+      let v = heads(proj(h, 'v'), c.num_key_value_heads);
       if (past) {
         k = extendCache(past.keys[i]!, k, past.mask.shape[1]);
         v = extendCache(past.values[i]!, v, past.mask.shape[1]);
@@ -207,9 +232,31 @@ export class Qwen2Model {
         newKeys.push(tf.keep(k));
         newValues.push(tf.keep(v));
       }
-      // the 1/√d scale goes on q, not on the [L, T] scores: one fewer score-sized tensor kept for the backward pass
-      const attn = attention({ q: q.mul(1 / Math.sqrt(hd)), k, v, mask: maskBias });
-      const merged = attn.transpose([0, 2, 1, 3]).reshape([batch, len, c.num_attention_heads * hd]);
+      const narrow = i === c.num_hidden_layers - 1 ? opts.at : undefined;
+      let merged: tf.Tensor;
+      if (narrow === 'last') {
+        // each row's last position only: one query per row over all the keys
+        const last = (t: tf.Tensor) => t.slice([0, 0, len - 1, 0], [batch, 1, 1, hd]);
+        x = x.slice([0, len - 1, 0], [batch, 1, -1]);
+        const q = rope(heads(proj(h.slice([0, len - 1, 0], [batch, 1, -1]), 'q'), nH, 1), last(cos), last(sin)).mul(scale);
+        const mask = attentionMask(fullMask, 1, nH / c.num_key_value_heads);
+        merged = attention({ q: q as tf.Tensor4D, k, v, mask })
+          .transpose([0, 2, 1, 3])
+          .reshape([batch, 1, nH * hd]);
+      } else if (narrow && rows) {
+        const n = opts.at!.length;
+        const pick = (t: tf.Tensor) => takeRows(t.reshape([batch * len, -1]) as tf.Tensor2D, rows.index);
+        x = pick(x);
+        // the positions' rotations (no gradient flows into them)
+        const at = (t: tf.Tensor) => tf.gather(t.reshape([batch * len, hd]), rows.index).expandDims(1);
+        const q = rope(proj(pick(h), 'q').reshape([n, nH, hd]), at(cos), at(sin)).mul(scale);
+        merged = fusedAttention(q, k, v, fullMask, rows.listed).reshape([n, nH * hd]);
+      } else {
+        const q = rope(heads(proj(h, 'q'), nH), cos, sin).mul(scale) as tf.Tensor4D;
+        merged = attention({ q, k, v, mask: maskBias })
+          .transpose([0, 2, 1, 3])
+          .reshape([batch, len, nH * hd]);
+      }
       x = x.add(linear(merged, this.w(`${p}self_attn.o_proj.weight`)));
       const h2 = rmsNorm(x, this.w(`${p}post_attention_layernorm.weight`), c.rms_norm_eps);
       const gate = linear(h2, this.w(`${p}mlp.gate_proj.weight`));
@@ -217,7 +264,12 @@ export class Qwen2Model {
       const act = blasActive() ? nativeSwiglu(gate, up) : gate.mul(tf.sigmoid(gate)).mul(up);
       x = x.add(linear(act, this.w(`${p}mlp.down_proj.weight`)));
     }
-    const hidden = rmsNorm(x, this.w('model.norm.weight'), c.rms_norm_eps) as tf.Tensor3D;
+    let hidden = rmsNorm(x, this.w('model.norm.weight'), c.rms_norm_eps) as tf.Tensor3D;
+    if (opts.at instanceof Int32Array) {
+      // [1, N, hidden]: the listed rows, which the last layer ran alone or which are taken now
+      const taken = rows ? hidden : takeRows(hidden.reshape([batch * len, -1]) as tf.Tensor2D, tf.tensor1d(opts.at, 'int32'));
+      hidden = taken.reshape([1, opts.at.length, c.hidden_size]) as tf.Tensor3D;
+    }
     if (!opts.returnCache) return { hidden };
     const cache: KvCache = {
       keys: newKeys,

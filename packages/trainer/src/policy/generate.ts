@@ -206,12 +206,13 @@ export async function generateCached(
       parts.push(
         scoped(() => {
           const pastRows = past ? (rows === batch ? past : sliceCache(past, r, rows)) : undefined;
+          // only the last position's logits are read: the last layer runs that query alone
           const { hidden, cache: c } = model.hidden(ids.slice([r, 0], [rows, len]), mask.slice([r, 0], [rows, len]), {
             returnCache: true,
+            at: 'last',
             ...(pastRows ? { cache: pastRows } : {}),
           });
-          const last = hidden.slice([0, len - 1, 0], [rows, 1, hidden.shape[2]]);
-          return { logits: tf.keep(model.logits(last as tf.Tensor3D).squeeze([1]) as tf.Tensor2D), cache: c! };
+          return { logits: tf.keep(model.logits(hidden).squeeze([1]) as tf.Tensor2D), cache: c! };
         }),
       );
     }

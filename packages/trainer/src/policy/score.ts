@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { blasActive } from '../model/blas-kernel.js';
 import { nativeTokenLogProbs } from '../model/native-ops.js';
 import type { Qwen2Model } from '../model/qwen2.js';
-import { placeAt, takeRows } from '../model/rows.js';
+import { placeAt } from '../model/rows.js';
 
 /** Per position but the last of `raw` [B, L, V]: the log-prob of the next token of `tokens` [B, L] at temperature t, and the entropy. */
 function scoreLogits(
@@ -30,8 +30,8 @@ function scoreLogits(
  * With `temperature` ≠ 1 the logits are divided by it first (as verl does), so a policy sampled at
  * temperature T is scored, and optimised, as the distribution its tokens were drawn from.
  * With `only` (flat indices into [batch, len − 1], from `packSequences`), just those positions go
- * through the vocabulary head; the others are 0. A dialogue's trained tokens are its replies, a
- * fraction of its length, and the head is the widest product of the model.
+ * through the last layer's queries and MLP and the vocabulary head; the others are 0. A dialogue's
+ * trained tokens are its replies, a fraction of its length, and the head is the widest product of the model.
  */
 export function tokenLogProbs(
   model: Qwen2Model,
@@ -40,16 +40,15 @@ export function tokenLogProbs(
   opts: { entropy?: boolean; temperature?: number; only?: Int32Array } = {},
 ): { logProbs: tf.Tensor2D; entropy: tf.Tensor2D | null } {
   const [batch, len] = ids.shape;
-  const hidden = model.hidden(ids, mask).hidden;
   const t = scoringTemperature(opts.temperature);
   const entropy = opts.entropy !== false;
-  if (!opts.only?.length) return scoreLogits(model.logits(hidden), ids, t, entropy);
+  if (!opts.only?.length) return scoreLogits(model.logits(model.hidden(ids, mask).hidden), ids, t, entropy);
   // target (b, t) is scored from hidden row b·len + t and names token b·len + t + 1
   const hiddenRows = opts.only.map((i) => Math.floor(i / (len - 1)) * len + (i % (len - 1)));
   const rows = tf.tensor1d(hiddenRows, 'int32');
   const at = tf.tensor1d(opts.only, 'int32');
   const n = opts.only.length;
-  const picked = takeRows(hidden.reshape([batch * len, -1]) as tf.Tensor2D, rows);
+  const picked = model.hidden(ids, mask, { at: hiddenRows }).hidden.reshape([n, -1]) as tf.Tensor2D;
   // one row after the picked ones: scoreLogits scores each position by the next token, so the picked rows
   // and their targets become one sequence of n + 1 positions whose last is not scored
   const seq = tf.concat([picked, tf.zeros([1, picked.shape[1]])], 0).expandDims(0) as tf.Tensor3D;
