@@ -250,8 +250,8 @@ static int64_t first_real_key(const float *keys, int64_t t) {
 // is how they lie in [B, nH, L, hd]) against its keys: each key and value row is read once for all of
 // them, and no BLAS call is made (a decode step made two per head, each costing more than its
 // arithmetic). `s` is scratch of g·L·T floats. `k` and `v` are the sequence's rows for this KV head.
-VECTOR_CLONES static void attend_group(const float *restrict q, const float *restrict k, const float *restrict v,
-                                       const float *restrict kmask, int64_t rows, int64_t L, int64_t T, int64_t hd, int64_t first,
+static inline __attribute__((always_inline)) void attend_group_hd(const float *restrict q, const float *restrict k, const float *restrict v,
+                                       const float *restrict kmask, int64_t rows, int64_t L, int64_t T, const int64_t hd, int64_t first,
                                        float *restrict s, float *restrict out) {
   memset(out, 0, sizeof(float) * rows * hd);
   // queries that all sit at masked positions (a finished row's decode step, left padding) are never
@@ -278,14 +278,31 @@ VECTOR_CLONES static void attend_group(const float *restrict q, const float *res
     else if (last + 1 < T)
       memset(row + last + 1, 0, sizeof(float) * (T - last - 1));
   }
-  for (int64_t c = first; c < T; c++) {
-    const float *vc = v + c * hd;
-    for (int64_t r = 0; r < rows; r++) {
-      const float p = s[r * T + c];
-      float *orow = out + r * hd;
+  // one row at a time, its sum in registers (the values are read once per query head, from the cache)
+  for (int64_t r = 0; r < rows; r++) {
+    const float *p = s + r * T;
+    float acc[hd];
+    for (int64_t e = 0; e < hd; e++) acc[e] = 0;
+    for (int64_t c = first; c < T; c++) {
+      const float pc = p[c], *vc = v + c * hd;
 #pragma omp simd
-      for (int64_t e = 0; e < hd; e++) orow[e] += p * vc[e];
+      for (int64_t e = 0; e < hd; e++) acc[e] += pc * vc[e];
     }
+    memcpy(out + r * hd, acc, sizeof acc);
+  }
+}
+
+// attend_group_hd with the head size a constant for the common sizes: the compiler then keeps a
+// query's or an output row's floats in registers across the keys instead of a loop of unknown length.
+VECTOR_CLONES static void attend_group(const float *restrict q, const float *restrict k, const float *restrict v,
+                                       const float *restrict kmask, int64_t rows, int64_t L, int64_t T, int64_t hd, int64_t first,
+                                       float *restrict s, float *restrict out) {
+  switch (hd) {
+  case 24: attend_group_hd(q, k, v, kmask, rows, L, T, 24, first, s, out); break;
+  case 32: attend_group_hd(q, k, v, kmask, rows, L, T, 32, first, s, out); break;
+  case 64: attend_group_hd(q, k, v, kmask, rows, L, T, 64, first, s, out); break;
+  case 128: attend_group_hd(q, k, v, kmask, rows, L, T, 128, first, s, out); break;
+  default: attend_group_hd(q, k, v, kmask, rows, L, T, hd, first, s, out);
   }
 }
 
