@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
 import { attention, attentionMask } from '../src/model/attention.js';
-import { blasActive, fusedAttention, installBlasMatMul, uninstallBlasMatMul, writeKvInPlace } from '../src/model/blas-kernel.js';
+import { blasActive, fusedAttention, gatherKv, installBlasMatMul, uninstallBlasMatMul, writeKvInPlace } from '../src/model/blas-kernel.js';
 import { loadSgemm } from '../src/model/native-addon.js';
 import { nativeRmsNorm, nativeSwiglu } from '../src/model/native-ops.js';
 import { starpoTinyConfig } from '../src/model/config.js';
@@ -253,6 +253,31 @@ for (const backend of ['cpu', 'wasm'] as const) {
       expect(() => writeKvInPlace(cache, x, 4)).toThrow(/into a cache of 4/);
       expect(() => writeKvInPlace(cache, tf.ones([2, 1, 1, 2]) as tf.Tensor4D, 0)).toThrow(/into a cache of \[2,1,4,3\]/);
       tf.dispose([written, cache, x]);
+    });
+
+    it('gathers cache positions into compacted rows with room: runs, holes, row ends and padding', async () => {
+      await initBackend(backend);
+      expect(installBlasMatMul(backend).ok).toBe(true);
+      const [rows, heads, held, hd] = [3, 2, 5, 2];
+      const cache = tf.tensor4d(
+        Array.from({ length: rows * heads * held * hd }, (_, i) => i + 1),
+        [rows, heads, held, hd],
+      );
+      // new row 0: padding, then row 2's positions 1, 2 (a run) and 4 (after a hole); new row 1: row 0's
+      // last position then row 1's first (adjacent in the flat count, not a run)
+      const from = Int32Array.from([-1, 11, 12, 14, 4, 5, 6, -1]);
+      const out = await gatherKv(cache, from, 2, 6).data();
+      const data = await cache.data();
+      for (let b = 0; b < 2; b++)
+        for (let h = 0; h < heads; h++)
+          for (let j = 0; j < 6; j++)
+            for (let e = 0; e < hd; e++) {
+              const f = j < 4 ? from[b * 4 + j]! : -1;
+              const want = f < 0 ? 0 : data[((Math.floor(f / held) * heads + h) * held + (f % held)) * hd + e]!;
+              expect(out[((b * heads + h) * 6 + j) * hd + e], `row ${b} head ${h} position ${j}`).toBe(want);
+            }
+      expect(() => gatherKv(cache, from, 2, 3)).toThrow(/into 2 rows of 3/);
+      tf.dispose(cache);
     });
 
     it('RMSNorm and its gradients give the tfjs formula’s, for x and for the weight', async () => {

@@ -57,6 +57,7 @@ const originals = new Map<string, tf.KernelConfig>();
 const ATTENTION = 'StarpoAttention';
 const ATTENTION_GRAD = 'StarpoAttentionGrad';
 const KV_WRITE = 'StarpoKvWrite';
+const KV_GATHER = 'StarpoKvGather';
 
 /**
  * [B, nH, nKv, L, T, hd] of q [B, nH, L, hd] and k [B, nKv, T, hd]; with the key mask [B, T] of a
@@ -149,6 +150,40 @@ function registerAttention(s: NativeKernels, backendName: 'cpu' | 'wasm'): void 
       return { dataId: cache!.dataId, shape: cache!.shape, dtype: cache!.dtype };
     },
   });
+  tf.registerKernel({
+    kernelName: KV_GATHER,
+    backendName,
+    kernelFunc: ({ inputs, backend, attrs }) => {
+      const { cache } = inputs as Record<string, TensorInfo>;
+      const [, heads, held, hd] = cache!.shape as [number, number, number, number];
+      const { from, batch, capacity } = attrs as unknown as { from: Int32Array; batch: number; capacity: number };
+      const width = from.length / batch;
+      if (!Number.isInteger(width) || width > capacity)
+        throw new Error(`gathering ${from.length} positions into ${batch} rows of ${capacity}`);
+      const store = storageOf(backendName, backend);
+      const out = store.alloc([batch, heads, capacity, hd]);
+      const src = store.read(cache!);
+      // positions with no source (and the room) are 0: a masked key's score must still be a number
+      out.data.fill(0);
+      for (let b = 0; b < batch; b++) {
+        for (let j = 0; j < width; ) {
+          const f = from[b * width + j]!;
+          // a run of positions that follow each other in one row of the cache is one copy a head
+          let n = 1;
+          while (j + n < width && from[b * width + j + n] === f + n && (f + n) % held !== 0) n++;
+          if (f >= 0) {
+            const [row, pos] = [Math.floor(f / held), f % held];
+            for (let h = 0; h < heads; h++) {
+              const at = ((row * heads + h) * held + pos) * hd;
+              out.data.set(src.subarray(at, at + n * hd), ((b * heads + h) * capacity + j) * hd);
+            }
+          }
+          j += n;
+        }
+      }
+      return out.info;
+    },
+  });
 }
 
 /**
@@ -197,6 +232,15 @@ export function fusedAttention(q: tf.Tensor, k: tf.Tensor4D, v: tf.Tensor4D, key
  */
 export function writeKvInPlace(cache: tf.Tensor4D, x: tf.Tensor4D, at: number): tf.Tensor4D {
   return tf.engine().runKernel(KV_WRITE, { cache, x }, { at }) as tf.Tensor4D;
+}
+
+/**
+ * A new cache [batch, H, capacity, hd] whose row b holds, at position j, position `from[b·width + j]`
+ * of `cache` [B, H, C, hd] counted flat over B·C (−1: none, left 0), one copy per position and head:
+ * the rows a next turn continues, compacted, with room for what it will write in place.
+ */
+export function gatherKv(cache: tf.Tensor4D, from: Int32Array, batch: number, capacity: number): tf.Tensor4D {
+  return tf.engine().runKernel(KV_GATHER, { cache }, { from, batch, capacity } as unknown as tf.NamedAttrMap) as tf.Tensor4D;
 }
 
 /**

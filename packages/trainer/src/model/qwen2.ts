@@ -329,7 +329,8 @@ export class Qwen2Model {
  * kernel, which reads the filled positions of a longer cache; elsewhere the cache is returned as it is.
  */
 export function withRoom(cache: KvCache, room: number): KvCache {
-  if (!blasActive() || room <= 0) return cache;
+  // a cache compacted with room already has it
+  if (!blasActive() || room <= cache.keys[0]!.shape[2] - cache.mask.shape[1]) return cache;
   const grow = (t: tf.Tensor4D) => {
     const [b, h, , hd] = t.shape;
     const out = tf.tidy(() => tf.concat([t, tf.zeros([b, h, room, hd])], 2) as tf.Tensor4D);

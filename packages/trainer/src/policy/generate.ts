@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '@starpo/envs';
+import { blasActive, gatherKv } from '../model/blas-kernel.js';
 import { disposeCache, withRoom, type KvCache, type Qwen2Model } from '../model/qwen2.js';
 import type { TextTokenizer } from '../tokenizer/types.js';
 import { sampleToken } from './sampling.js';
@@ -88,9 +89,10 @@ export interface Continuation {
  * The rows `from.rows` of the kept cache, each cut to its first `keep[b]` real tokens, compacted
  * and left-padded to the longest of them (stale and padding positions dropped, so attention spans
  * no more than a fresh prefill would); positions continue from there. One gather does the row
- * selection and the compaction. Undefined when nothing is kept.
+ * selection and the compaction; where the native kernels run, it also leaves `room` positions
+ * after them, which the prefill and decoding write in place. Undefined when nothing is kept.
  */
-async function compactPrefix(from: Continuation, keep: number[]): Promise<KvCache | undefined> {
+async function compactPrefix(from: Continuation, keep: number[], room: number): Promise<KvCache | undefined> {
   const past = from.prefix.cache.mask.shape[1];
   // a cache kept from decoding may hold room after its filled positions
   const capacity = from.prefix.cache.keys[0]!.shape[2];
@@ -98,20 +100,20 @@ async function compactPrefix(from: Continuation, keep: number[]): Promise<KvCach
   const width = Math.max(...keep);
   if (width === 0) return undefined;
   const mask = (await from.prefix.cache.mask.data()) as Int32Array;
-  // rows of the flattened [rows × past] positions, gathered on axis 0 (well supported on every backend)
-  const flat = new Int32Array(batch * width);
-  const kept = new Int32Array(batch * width);
+  // rows of the flattened [rows × capacity] positions, −1 where a row is padded
+  const flat = new Int32Array(batch * width).fill(-1);
   from.rows.forEach((row, b) => {
     let at = b * width + (width - keep[b]!);
-    for (let j = 0; j < past && at < (b + 1) * width; j++) {
-      if (!mask[row * past + j]) continue;
-      flat[at] = row * capacity + j;
-      kept[at++] = 1;
-    }
+    for (let j = 0; j < past && at < (b + 1) * width; j++) if (mask[row * past + j]) flat[at++] = row * capacity + j;
   });
   return scoped(() => {
-    const idx = tf.tensor1d(flat, 'int32');
+    const idx = tf.tensor1d(
+      flat.map((f) => Math.max(f, 0)),
+      'int32',
+    );
     const pick = (t: tf.Tensor4D) => {
+      if (blasActive()) return tf.keep(gatherKv(t, flat, batch, width + room));
+      // gathered on axis 0, well supported on every backend
       const [all, heads, , dim] = t.shape;
       const rows = t.transpose([0, 2, 1, 3]).reshape([all * capacity, heads * dim]);
       return tf.keep(tf.gather(rows, idx, 0).reshape([batch, width, heads, dim]).transpose([0, 2, 1, 3])) as tf.Tensor4D;
@@ -119,7 +121,13 @@ async function compactPrefix(from: Continuation, keep: number[]): Promise<KvCach
     return {
       keys: from.prefix.cache.keys.map(pick),
       values: from.prefix.cache.values.map(pick),
-      mask: tf.keep(tf.tensor2d(kept, [batch, width], 'int32')),
+      mask: tf.keep(
+        tf.tensor2d(
+          flat.map((f) => (f < 0 ? 0 : 1)),
+          [batch, width],
+          'int32',
+        ),
+      ),
       nextPosition: tf.keep(tf.tensor1d(keep, 'int32')),
     };
   });
@@ -177,7 +185,9 @@ export async function generateCached(
   const freshLen = Math.max(...prompts.map((p) => p.length));
   if (Math.max(...reuse) + Math.max(...prompts.map((p, b) => p.length - reuse[b]!)) > freshLen + REUSE_SLACK) reuse = reuse.map(() => 0);
   const held = prompts.map((p) => [...p]);
-  const past = from ? await compactPrefix(from, reuse) : undefined;
+  // room for the prompts' new tokens and the reply, written in place after the kept ones
+  const room = Math.max(...prompts.map((p, b) => p.length - reuse[b]!)) + opts.maxNewTokens;
+  const past = from ? await compactPrefix(from, reuse, room) : undefined;
   let cache: KvCache | undefined;
   let lastLogits: tf.Tensor2D;
   const tPrefill = performance.now();
