@@ -166,7 +166,7 @@ function registerAttention(s: NativeKernels, backendName: 'cpu' | 'wasm'): void 
       // positions with no source (and the room) are 0: a masked key's score must still be a number
       out.data.fill(0);
       for (let b = 0; b < batch; b++) {
-        for (let j = 0; j < width; ) {
+        for (let j = 0; j < width;) {
           const f = from[b * width + j]!;
           // a run of positions that follow each other in one row of the cache is one copy a head
           let n = 1;
