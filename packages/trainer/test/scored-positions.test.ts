@@ -55,7 +55,11 @@ describe.each(engines)('scoring only the trained positions (%s)', (_, blas) => {
     expect(maxAbsDiff(only.entropy, every.entropy)).toBeLessThan(1e-5);
     expect(only.outside.every((x) => x === 0)).toBe(true);
     expect(every.outside.some((x) => x !== 0)).toBe(true);
-    every.grads.forEach((g, i) => expect(maxAbsDiff(only.grads[i]!, g), model.trainableVariables()[i]!.name).toBeLessThan(1e-5));
+    // float32 sums in another order: within 1e-5 of the largest entry of each gradient
+    every.grads.forEach((g, i) => {
+      const scale = Math.max(...g.map(Math.abs));
+      expect(maxAbsDiff(only.grads[i]!, g) / scale, model.trainableVariables()[i]!.name).toBeLessThan(1e-5);
+    });
 
     // scoreSamples with target-space masks: the same values at the trained positions
     const rows = dialogues.map((d) => ({ ids: d.ids, mask: d.lossMask.slice(1) }));
