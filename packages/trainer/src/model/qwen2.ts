@@ -100,6 +100,7 @@ export class Qwen2Model {
   readonly weights = new Map<string, tf.Variable>();
   private readonly invFreq: tf.Tensor1D;
   private readonly rotation: tf.Tensor2D;
+  private ropeTable: { size: number; cos: tf.Tensor2D; sin: tf.Tensor2D } | null = null;
 
   constructor(
     readonly config: Qwen2Config,
@@ -108,6 +109,8 @@ export class Qwen2Model {
     const hd = headDim(config);
     this.invFreq = tf.keep(tf.tensor1d(Array.from({ length: hd / 2 }, (_, i) => 1 / config.rope_theta ** ((2 * i) / hd))));
     this.rotation = tf.keep(rotationMatrix(hd));
+    // built with the model (a pass's tensors are counted without it); longer contexts grow it
+    this.rotations(Math.min(config.max_position_embeddings, 4096));
   }
 
   /** Names and shapes of every weight, Hugging Face naming. */
@@ -175,6 +178,23 @@ export class Qwen2Model {
     return m;
   }
 
+  /**
+   * cos and sin of the RoPE angles of positions 0 … size − 1, [size, hd], computed as a forward pass
+   * would (float32 position × inverse frequency) once, and grown by doubling: every pass gathers its
+   * positions' rows instead of evaluating sin and cos of each.
+   */
+  private rotations(size: number): { size: number; cos: tf.Tensor2D; sin: tf.Tensor2D } {
+    if (this.ropeTable && this.ropeTable.size >= size) return this.ropeTable;
+    const n = 2 ** Math.ceil(Math.log2(Math.max(size, 2)));
+    if (this.ropeTable) tf.dispose([this.ropeTable.cos, this.ropeTable.sin]);
+    this.ropeTable = tf.tidy(() => {
+      const angles = tf.range(0, n, 1, 'float32').expandDims(1).mul(this.invFreq.expandDims(0)); // [n, hd/2]
+      const emb = tf.concat([angles, angles], 1);
+      return { size: n, cos: tf.keep(emb.cos() as tf.Tensor2D), sin: tf.keep(emb.sin() as tf.Tensor2D) };
+    });
+    return this.ropeTable;
+  }
+
   private w(name: string): tf.Variable {
     const v = this.weights.get(name);
     if (!v) throw new Error(`no weight ${name}`);
@@ -197,11 +217,12 @@ export class Qwen2Model {
     const past = opts.cache;
     // position = (real tokens before this one, counting the cache)
     const startPos = past ? past.nextPosition.toFloat() : tf.zeros([batch]);
-    const positions = tf.cumsum(maskF, 1).sub(1).add(startPos.expandDims(1)).maximum(0); // [B, L]
-    const angles = positions.expandDims(2).mul(this.invFreq.reshape([1, 1, -1])); // [B, L, hd/2]
-    const emb = tf.concat([angles, angles], 2).expandDims(1); // [B, 1, L, hd]
-    const cos = emb.cos();
-    const sin = emb.sin();
+    const positions = tf.cumsum(maskF, 1).sub(1).add(startPos.expandDims(1)).maximum(0).toInt(); // [B, L]
+    // a row's next position never passes its cache's width (each real token holds a slot)
+    const table = this.rotations((past ? past.mask.shape[1] : 0) + len);
+    const rotationsAt = (t: tf.Tensor2D) => tf.gather(t, positions.reshape([-1])).reshape([batch, 1, len, hd]); // [B, 1, L, hd]
+    const cos = rotationsAt(table.cos);
+    const sin = rotationsAt(table.sin);
     const fullMask = (past ? tf.concat([past.mask.toFloat(), maskF], 1) : maskF) as tf.Tensor2D; // [B, T]
     // query i (absolute pastLen+i) sees key j when j <= pastLen+i and key j is real
     const maskBias = attentionMask(fullMask, len, c.num_attention_heads / c.num_key_value_heads);
@@ -320,6 +341,8 @@ export class Qwen2Model {
     this.weights.clear();
     this.invFreq.dispose();
     this.rotation.dispose();
+    if (this.ropeTable) tf.dispose([this.ropeTable.cos, this.ropeTable.sin]);
+    this.ropeTable = null;
   }
 }
 
