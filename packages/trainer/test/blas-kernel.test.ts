@@ -216,6 +216,19 @@ for (const backend of ['cpu', 'wasm'] as const) {
       model.dispose();
     });
 
+    it('grows the rotation table built with the model when a pass runs past it', async () => {
+      await initBackend(backend);
+      const config = starpoTinyConfig('nano', 50);
+      // the same weights (same seed); one model's table covers 4 positions, the other's 4,096
+      const [short, long] = [{ ...config, max_position_embeddings: 4 }, config].map((c) => Qwen2Model.init(c, { seed: 8 }));
+      const ids = tf.tensor2d([Array.from({ length: 12 }, (_, j) => 3 + ((j * 7) % 40))], undefined, 'int32');
+      const mask = tf.onesLike(ids);
+      const [a, b] = [short!, long!].map((m) => Array.from(m.hidden(ids, mask).hidden.dataSync()));
+      expect(maxAbsDiff(a!, b!)).toBe(0);
+      short!.dispose();
+      long!.dispose();
+    });
+
     it('scores tokens (log-probs and entropies at a temperature) and their gradients as the tfjs path does', async () => {
       await initBackend(backend);
       const model = Qwen2Model.init(starpoTinyConfig('nano', 60), { seed: 4 });
