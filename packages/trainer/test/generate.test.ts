@@ -3,6 +3,7 @@ import * as tf from '@tensorflow/tfjs';
 import { Rng } from '@starpo/envs';
 import { describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
+import { uninstallBlasMatMul } from '../src/model/blas-kernel.js';
 import { loadHfModel } from '../src/model/hf.js';
 import { generate, generateCached, disposePrefix } from '../src/policy/generate.js';
 import { HfTokenizer } from '../src/tokenizer/hf-tokenizer.js';
@@ -11,10 +12,23 @@ import { GOLDEN_DIR, loadGolden } from './fixtures.js';
 const golden = loadGolden();
 const dir = path.join(GOLDEN_DIR, 'qwen2-tiny');
 
-for (const backend of ['cpu', 'wasm'] as const) {
-  describe(`generation with a KV cache (${backend})`, () => {
+// every backend with the native kernels where the addon is built, and the cpu backend's own kernels
+const setups = [
+  ['cpu', 'native'],
+  ['wasm', 'native'],
+  ['cpu', 'tfjs'],
+] as const;
+
+/** The backend, on its own kernels when asked (a test that calls initBackend again gets the native ones back). */
+async function start(backend: 'cpu' | 'wasm', kernels: 'native' | 'tfjs'): Promise<void> {
+  await initBackend(backend);
+  if (kernels === 'tfjs') uninstallBlasMatMul(backend);
+}
+
+for (const [backend, kernels] of setups) {
+  describe(`generation with a KV cache (${backend}, ${kernels} kernels)`, () => {
     it('greedy decoding reproduces transformers’ continuation', async () => {
-      await initBackend(backend);
+      await start(backend, kernels);
       const model = loadHfModel(dir);
       const tok = HfTokenizer.fromDir(dir);
       const [g] = await generate(model, tok, [golden.chat.ids], { maxNewTokens: 10, temperature: 0 }, new Rng(0));
@@ -24,7 +38,7 @@ for (const backend of ['cpu', 'wasm'] as const) {
     });
 
     it('a left-padded batch decodes each row as it would alone', async () => {
-      await initBackend(backend);
+      await start(backend, kernels);
       const model = loadHfModel(dir);
       const tok = HfTokenizer.fromDir(dir);
       const prompts = [golden.chat.ids, golden.input_ids[0]!.slice(0, 5), golden.input_ids[1]!];
@@ -38,7 +52,7 @@ for (const backend of ['cpu', 'wasm'] as const) {
     });
 
     it('a next turn started from the kept cache decodes as a fresh prefill of the whole conversation does', async () => {
-      await initBackend(backend);
+      await start(backend, kernels);
       const model = loadHfModel(dir);
       const tok = HfTokenizer.fromDir(dir);
       const before = tf.memory().numTensors;
@@ -72,7 +86,7 @@ for (const backend of ['cpu', 'wasm'] as const) {
     });
 
     it('seeded sampling repeats exactly, and leaks no tensors', async () => {
-      await initBackend(backend);
+      await start(backend, kernels);
       const model = loadHfModel(dir);
       const tok = HfTokenizer.fromDir(dir);
       const opts = { maxNewTokens: 12, temperature: 1, topP: 0.9 };

@@ -107,13 +107,15 @@ async function compactPrefix(from: Continuation, keep: number[], room: number): 
     for (let j = 0; j < past && at < (b + 1) * width; j++) if (mask[row * past + j]) flat[at++] = row * capacity + j;
   });
   return scoped(() => {
-    const idx = tf.tensor1d(
-      flat.map((f) => Math.max(f, 0)),
-      'int32',
-    );
+    // the native copy where its kernels run, else a gather on axis 0 (on every backend; padding copies position 0)
+    const idx = blasActive()
+      ? null
+      : tf.tensor1d(
+          flat.map((f) => Math.max(f, 0)),
+          'int32',
+        );
     const pick = (t: tf.Tensor4D) => {
-      if (blasActive()) return tf.keep(gatherKv(t, flat, batch, width + room));
-      // gathered on axis 0, well supported on every backend
+      if (!idx) return tf.keep(gatherKv(t, flat, batch, width + room));
       const [all, heads, , dim] = t.shape;
       const rows = t.transpose([0, 2, 1, 3]).reshape([all * capacity, heads * dim]);
       return tf.keep(tf.gather(rows, idx, 0).reshape([batch, width, heads, dim]).transpose([0, 2, 1, 3])) as tf.Tensor4D;
