@@ -394,7 +394,7 @@ static napi_value AttentionBackward(napi_env env, napi_callback_info info) {
                       "attentionBackward(q, k, v, keys, probs, out, dOut, dq, dk, dv, [B, nH, nKv, L, T, hd][, pos, start]): wrong arguments or sizes", 10,
                       layouts, a, &d, 0))
     return NULL;
-  const int64_t g = d.nh / d.nkv, hd = d.hd, T = d.t, L = d.l;
+  const int64_t g = d.nh / d.nkv, hd = d.hd, T = d.t;
   float *q = a[0], *k = a[1], *v = a[2], *keys = a[3], *probs = a[4], *out = a[5], *dout = a[6], *dq = a[7], *dk = a[8], *dv = a[9];
   float *ds = malloc(sizeof(float) * QB * T);
   if (!ds) {

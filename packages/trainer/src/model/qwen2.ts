@@ -54,10 +54,10 @@ function rmsNorm(x: tf.Tensor, w: tf.Tensor, eps: number): tf.Tensor {
 
 /**
  * [-x2, x1] over the last axis, as a product with a signed permutation matrix: on wasm a split and
- * concat of the 4-D q/k cost more than this [hd, hd] plain 2-D product.
+ * concat of q/k cost more than this [hd, hd] plain 2-D product.
  */
-function rotateHalf(x: tf.Tensor4D, rotation: tf.Tensor2D): tf.Tensor4D {
-  return linear(x, rotation) as tf.Tensor4D;
+function rotateHalf<T extends tf.Tensor>(x: T, rotation: tf.Tensor2D): T {
+  return linear(x, rotation) as T;
 }
 
 /** R with x·Rᵀ = rotateHalf(x), in linear()'s [out, in] layout. */
@@ -231,7 +231,7 @@ export class Qwen2Model {
     // the last layer's queries at the listed rows, through the kernel that takes them so (elsewhere all
     // positions run and the rows are taken at the end)
     const rows = opts.at instanceof Int32Array && blasActive() && !past ? listedRows(opts.at, batch, len) : null;
-    const rope = (t: tf.Tensor, cs: tf.Tensor, sn: tf.Tensor) => t.mul(cs).add(rotateHalf(t as tf.Tensor4D, this.rotation).mul(sn));
+    const rope = (t: tf.Tensor, cs: tf.Tensor, sn: tf.Tensor) => t.mul(cs).add(rotateHalf(t, this.rotation).mul(sn));
     // the 1/√d scale goes on q, not on the [L, T] scores: one fewer score-sized tensor kept for the backward pass
     const scale = 1 / Math.sqrt(hd);
     let x: tf.Tensor = embed(this.w('model.embed_tokens.weight') as tf.Tensor2D, ids);
