@@ -188,8 +188,8 @@ static inline float exp_neg(float x) {
 }
 
 // WIDE_CLONES for long streaming passes (a softmax row, an elementwise pass), which AVX-512 speeds up
-// where the CPU has it (a long attention call 0.78× on Zen 4); VECTOR_CLONES for loops over a head's
-// few floats, which 16-float vectors slow down (a decode step's attention twice as slow).
+// where the CPU has it; VECTOR_CLONES for loops over a head's few floats, which 16-float vectors slow
+// down (measurements: docs/results/2026-12-03-ten-times-data.md §6).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #define WIDE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
