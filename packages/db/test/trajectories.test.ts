@@ -130,6 +130,47 @@ describe('insertTrajectories: text Postgres cannot hold', () => {
   });
 });
 
+describe('insertTrajectories: characters that COPY escapes', () => {
+  const ctx = withRun();
+
+  it('stores tabs, line breaks, backslashes, quotes, braces and \\N exactly, in text, arrays and JSON', async () => {
+    const nasty = 'a\tb\nc\r\nd \\ e \\N f "g" {h,i} \'j\' 😀 \\t';
+    await insertTrajectories(ctx.db, ctx.runId, [
+      traj(
+        [
+          turn({
+            observation: nasty,
+            rawReply: `<think>${nasty}</think>`,
+            think: nasty,
+            answer: '\\N',
+            parsedActions: [nasty, '', 'NULL', '\\N', ','],
+            validActions: ['{}', '"'],
+            diagnostics: { claims: [{ pattern: 'p\tq', verdict: 'contradicted', text: nasty, evidence: '\\N' }], k: [nasty, 1.5, null] },
+            snapshot: { s: nasty },
+          }),
+          turn({ index: 1, observation: '', think: '', answer: '', parsedActions: [], diagnostics: null }),
+        ],
+        { flags: [nasty, 'x y'], finalSnapshot: { t: '\\' } },
+      ),
+    ]);
+    const [t] = await ctx.db.trajectory.findMany({ where: { runId: ctx.runId }, include: { turns: { orderBy: { index: 'asc' } } } });
+    expect(t!.flags).toEqual([nasty, 'x y']);
+    expect(t!.finalSnapshot).toEqual({ t: '\\' });
+    const [a, b] = t!.turns;
+    expect([a!.observation, a!.rawReply, a!.think, a!.answer]).toEqual([nasty, `<think>${nasty}</think>`, nasty, '\\N']);
+    expect(a!.parsedActions).toEqual([nasty, '', 'NULL', '\\N', ',']);
+    expect(a!.validActions).toEqual(['{}', '"']);
+    expect(a!.diagnostics).toEqual({
+      claims: [{ pattern: 'p\tq', verdict: 'contradicted', text: nasty, evidence: '\\N' }],
+      k: [nasty, 1.5, null],
+    });
+    expect(a!.stateSnapshot).toEqual({ s: nasty });
+    expect([b!.observation, b!.think, b!.parsedActions, b!.diagnostics]).toEqual(['', '', [], null]);
+    const [indexed] = await ctx.db.contradictedClaim.findMany({ where: { runId: ctx.runId } });
+    expect([indexed!.pattern, indexed!.text, indexed!.evidence, indexed!.claims]).toEqual(['p\tq', nasty, '\\N', 1]);
+  });
+});
+
 describe('contradicted_claims follows the turns it indexes', () => {
   const ctx = withRun();
   const claim = (pattern: string, verdict: string, text = `${pattern} claim`) => ({

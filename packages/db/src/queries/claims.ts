@@ -2,29 +2,54 @@ import { poolOf, type Db } from '../client.js';
 
 /**
  * `contradicted_claims` indexes the contradicted claims held in `turns.diagnostics`: one row per turn
- * and claim pattern, with the run and step copied beside it. Every writer of turn diagnostics runs
- * these statements in its own transaction, with the ids of the trajectories it wrote, so the index
- * never disagrees with the turns (and a deleted trajectory takes its rows along by cascade).
+ * and claim pattern, with the run and step copied beside it. Every writer of turn diagnostics writes
+ * these rows in its own transaction, from the diagnostics it writes, so the index never disagrees with
+ * the turns (and a deleted trajectory takes its rows along by cascade).
  */
 
 /** $1: trajectory ids. Drops their rows, before re-indexing diagnostics that changed. */
 export const UNINDEX_CLAIMS_SQL = `DELETE FROM contradicted_claims WHERE trajectory_id = ANY($1::uuid[])`;
 
-/** $1: trajectory ids. Indexes the contradicted claims of their stored turns. */
-export const INDEX_CLAIMS_SQL = `
-  INSERT INTO contradicted_claims (trajectory_id, turn, pattern, run_id, step, split, claims, text, evidence)
-  SELECT u.trajectory_id, u.index, c->>'pattern', t.run_id, t.step, t.split, count(*), coalesce(min(c->>'text'), ''), min(c->>'evidence')
-  FROM turns u
-  JOIN trajectories t ON t.id = u.trajectory_id
-  CROSS JOIN LATERAL jsonb_array_elements(
-    CASE WHEN jsonb_typeof(u.diagnostics->'claims') = 'array' THEN u.diagnostics->'claims' ELSE '[]'::jsonb END) AS c
-  WHERE u.trajectory_id = ANY($1::uuid[]) AND c->>'verdict' = 'contradicted' AND c->>'pattern' IS NOT NULL
-  GROUP BY u.trajectory_id, u.index, c->>'pattern', t.run_id, t.step, t.split`;
+export const CLAIM_INDEX_COLUMNS = ['trajectory_id', 'turn', 'pattern', 'run_id', 'step', 'split', 'claims', 'text', 'evidence'] as const;
 
-/** Whether a turn's diagnostics hold a contradicted claim, so its trajectory has rows to index. */
-export function hasContradictedClaim(diagnostics: unknown): boolean {
-  const claims = (diagnostics as { claims?: unknown } | null | undefined)?.claims;
-  return Array.isArray(claims) && claims.some((c) => (c as { verdict?: unknown } | null)?.verdict === 'contradicted');
+/** A trajectory's identity in the index and its turns' diagnostics (as the checker wrote them, any shape). */
+export interface ClaimSource {
+  trajectoryId: string;
+  step: number;
+  split: string;
+  turns: { index: number; diagnostics?: unknown }[];
+}
+
+interface ClaimLike {
+  pattern?: unknown;
+  verdict?: unknown;
+  text?: unknown;
+  evidence?: unknown;
+}
+
+/** The lesser of two optional texts (code-unit order), so a turn's example does not depend on claim order. */
+const least = (a: string | null, b: unknown): string | null => (typeof b !== 'string' ? a : a === null || b < a ? b : a);
+
+/**
+ * The index rows (in CLAIM_INDEX_COLUMNS order) of these trajectories' contradicted claims: per turn
+ * and pattern the number of claims, the least claim text ('' when none) and the least evidence.
+ */
+export function contradictedClaimRows(runId: string, sources: ClaimSource[]): (string | number | null)[][] {
+  const rows: (string | number | null)[][] = [];
+  for (const t of sources)
+    for (const u of t.turns) {
+      const claims = (u.diagnostics as { claims?: unknown } | null | undefined)?.claims;
+      if (!Array.isArray(claims)) continue;
+      const byPattern = new Map<string, { n: number; text: string | null; evidence: string | null }>();
+      for (const c of claims as (ClaimLike | null)[]) {
+        if (c?.verdict !== 'contradicted' || typeof c.pattern !== 'string') continue;
+        const seen = byPattern.get(c.pattern) ?? { n: 0, text: null, evidence: null };
+        byPattern.set(c.pattern, { n: seen.n + 1, text: least(seen.text, c.text), evidence: least(seen.evidence, c.evidence) });
+      }
+      for (const [pattern, c] of byPattern)
+        rows.push([t.trajectoryId, u.index, pattern, runId, t.step, t.split, c.n, c.text ?? '', c.evidence]);
+    }
+  return rows;
 }
 
 export interface ClaimExamplesQuery {

@@ -139,12 +139,14 @@ async function diagnoseBatches(
         )
           rewrites.push({
             trajectoryId: row.id,
+            step: row.step,
+            split: row.split,
             hallucinated,
             flags,
             turns: row.turns.map((u, n) => ({ index: u.index, diagnostics: turns[n] ?? null })),
           });
       });
-      await storeDiagnostics(client, rewrites);
+      await storeDiagnostics(client, runId, rewrites);
       await storeTrajectories(client, runId, diagnosed);
     }
     await refreshStepCounts(
