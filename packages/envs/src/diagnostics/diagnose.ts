@@ -256,14 +256,16 @@ export interface StepTurn {
 export function markTemplates(turns: StepTurn[]): number {
   const statesByThink = new Map<string, Set<string>>();
   const states = new Set<string>();
-  for (const t of turns) {
+  const keys = turns.map((t) => {
     const state = JSON.stringify(t.state);
     states.add(state);
     const key = thinkKey(t.think);
-    if (!statesByThink.has(key)) statesByThink.set(key, new Set());
-    statesByThink.get(key)!.add(state);
-  }
-  for (const t of turns) t.diagnostics.template = (statesByThink.get(thinkKey(t.think))?.size ?? 0) > 1;
+    let seen = statesByThink.get(key);
+    if (!seen) statesByThink.set(key, (seen = new Set()));
+    seen.add(state);
+    return key;
+  });
+  turns.forEach((t, i) => (t.diagnostics.template = statesByThink.get(keys[i]!)!.size > 1));
   return states.size ? Math.min(1, statesByThink.size / states.size) : 1;
 }
 
