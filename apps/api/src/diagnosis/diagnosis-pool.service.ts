@@ -18,8 +18,6 @@ export class DiagnosisPool implements OnModuleDestroy {
     maxThreads: Math.max(1, Math.min(4, os.availableParallelism() - 1)),
     minThreads: 1,
     idleTimeout: 60_000,
-    // the checker makes many short-lived objects a turn: a larger young generation collects them less often
-    resourceLimits: { maxYoungGenerationSizeMb: 64 },
   });
 
   readonly diagnose: BatchDiagnoser = (rows, prefix) => this.pool.run({ rows, prefix });
