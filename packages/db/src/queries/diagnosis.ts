@@ -51,7 +51,7 @@ const BATCH_ROWS_SQL = `
 const identity = (t: { step: number; split: string; group: number; indexInGroup: number }) =>
   `${t.step}/${t.split}/${t.group}/${t.indexInGroup}`;
 
-/** What a value reads back as from a jsonb column (undefined fields dropped, non-finite numbers null). */
+/** What a value reads back as from a json column (undefined fields dropped, non-finite numbers null). */
 const asStored = (v: unknown): unknown => {
   const text = pgJsonText(v);
   return text === undefined ? null : JSON.parse(text);

@@ -15,7 +15,7 @@ const JSON_NUL = /(?<!\\)((?:\\\\)*)\\u0000/g;
 const JSON_LONE_SURROGATE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
 
 /**
- * JSON text of a value for a `jsonb` column, with {@link pgText} applied to every string (keys
+ * JSON text of a value for a `json` or `jsonb` column, with {@link pgText} applied to every string (keys
  * included), and a lone surrogate stored as U+FFFD as a `text` column stores it (jsonb refuses its
  * escape): stringified once, then escapes swapped only when there are any, so the common case costs one scan.
  */
