@@ -7,7 +7,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createApp } from '@starpo/api/bootstrap';
 import { benchDatabase, postgresCpuSeconds } from './bench-database.mjs';
-import { createDb, INDEX_CLAIMS_SQL, migrate, refreshStepCounts, upsertMetricPoints } from '@starpo/db';
+import { createDb, migrate, refreshStepCounts, upsertMetricPoints } from '@starpo/db';
 import { DbSink } from '../apps/worker/dist/db-sink.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 1_000_000);
@@ -183,16 +183,21 @@ async function storeTurns(runId, turns) {
   );
   // every fifth trajectory is hallucinated: its turns carry a contradicted claim of one of 8 kinds
   await c.query(`UPDATE trajectories SET hallucinated = true WHERE run_id = $1 AND 'hallucinated' = ANY(flags)`, [runId]);
+  const claim = { pattern: `'kind ' || (t.seed % 8)`, text: 'the box is at (2, 2)', evidence: 'box is at (3, 2), not (2, 2)' };
   await c.query(
-    `UPDATE turns u SET diagnostics = jsonb_build_object('v', 1, 'contradicted', 1, 'claims', jsonb_build_array(jsonb_build_object(
-       'kind', 'position', 'pattern', 'kind ' || (t.seed % 8), 'text', 'the box is at (2, 2)', 'span', jsonb_build_array(0, 19),
-       'negated', false, 'verdict', 'contradicted', 'evidence', 'box is at (3, 2), not (2, 2)')))
+    `UPDATE turns u SET diagnostics = json_build_object('v', 1, 'contradicted', 1, 'claims', json_build_array(json_build_object(
+       'kind', 'position', 'pattern', ${claim.pattern}, 'text', '${claim.text}', 'span', json_build_array(0, 19),
+       'negated', false, 'verdict', 'contradicted', 'evidence', '${claim.evidence}')))
      FROM trajectories t WHERE t.id = u.trajectory_id AND t.run_id = $1 AND t.hallucinated`,
     [runId],
   );
   // as every writer of diagnostics does, index the contradicted claims
-  const { rows } = await c.query('SELECT array_agg(id) AS ids FROM trajectories WHERE run_id = $1 AND hallucinated', [runId]);
-  await c.query(INDEX_CLAIMS_SQL, [rows[0].ids ?? []]);
+  await c.query(
+    `INSERT INTO contradicted_claims (trajectory_id, turn, pattern, run_id, step, split, claims, text, evidence)
+     SELECT t.id, k, ${claim.pattern}, t.run_id, t.step, t.split, 1, '${claim.text}', '${claim.evidence}'
+     FROM trajectories t CROSS JOIN generate_series(0, 19) AS k WHERE t.run_id = $1 AND t.hallucinated`,
+    [runId],
+  );
   // and recount the steps they wrote
   const written = Array.from({ length: steps }, (_, i) => i + 1);
   await refreshStepCounts(
