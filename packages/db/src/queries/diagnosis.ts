@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Db } from '../client.js';
-import { upsertMetrics } from './metrics.js';
+import { upsertMetricPoints } from './metrics.js';
 import { pgJsonText } from './pg-text.js';
 import { lockRuns, refreshStepCounts } from './step-counts.js';
 import { inTransaction, storeDiagnostics, storeTrajectories, type DiagnosticsUpdate, type TrajectoryInput } from './trajectories.js';
@@ -90,8 +90,8 @@ export function rediagnoseStep(
  * One transaction under the run's write lock: the stored rows of every batch that `items` join (or
  * that `also` names), other than those `items` replace, are read back in one statement; each whole
  * batch is diagnosed in memory (template collapse is judged across it); `items` are written with
- * their diagnostics and only stored rows whose diagnostics changed are rewritten. Each batch's
- * `…/diag/…` metrics are upserted after the commit.
+ * their diagnostics and only stored rows whose diagnostics changed are rewritten. The batches'
+ * `…/diag/…` metrics are upserted after the commit, in one write.
  */
 async function diagnoseBatches(
   db: Db,
@@ -155,7 +155,12 @@ async function diagnoseBatches(
       keys.map((b) => b.step),
     );
   });
-  for (const m of metrics) await upsertMetrics(db, runId, m.step, m.values);
+  // every batch's metrics in one write (each batch has its own step and split prefix, so no point is given twice)
+  await upsertMetricPoints(
+    db,
+    runId,
+    metrics.flatMap((m) => Object.entries(m.values).map(([key, value]) => ({ key, step: m.step, value }))),
+  );
   return counts;
 }
 
