@@ -22,6 +22,8 @@ const log = (s) => process.stdout.write(`${s}\n`);
 // Real Sokoban episodes (random moves), with think texts that make position claims, some false.
 const env = new SokobanEnv({ observationFormat: 'grid_coord' });
 const trajectories = [];
+/** The states each trajectory saw (not posted: the server reads them from the text), for the stored-with-diagnostics row. */
+const states = [];
 for (let i = 0; i < TRAJECTORIES; i++) {
   env.reset(10_000 + i);
   const turns = [];
@@ -31,6 +33,7 @@ for (let i = 0; i < TRAJECTORIES; i++) {
     const action = env.actions[(i + k * 3) % 4];
     const think = `I am at (${s.player[0]}, ${s.player[1]}). The box is at (${br + (i % 4 === 0 ? 1 : 0)}, ${bc}). I will go ${action.toLowerCase()}.`;
     const observation = renderSokoban(s, 'grid_coord');
+    (states[i] ??= []).push(s);
     const reward = env.step(action).reward;
     turns.push({
       observation,
@@ -50,6 +53,7 @@ for (let i = 0; i < TRAJECTORIES; i++) {
     success: env.success,
     turns,
   });
+  states[i].push(env.snapshot());
 }
 /** Requests as the Python client makes them: in order, at most 1,000 items and 1 MB each. */
 const batches = [];
@@ -127,37 +131,66 @@ log(
   `API ingestion + boards + diagnostics: ${api.toFixed(2)} s (${(TRAJECTORIES / api).toFixed(0)} trajectories/s, ${((TRAJECTORIES * TURNS) / api).toFixed(0)} turns/s; slowest request ${(Math.max(...times) / 1000).toFixed(2)} s; ${diagnosed} trajectory diagnoses, ${flagged} flagged hallucinated; event loop held up to ${(loop.max / 1e6).toFixed(0)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(0)} ms)`,
 );
 
-// 2. the same rows stored directly, without board parsing or diagnostics (the cost of storage alone)
-const plain = await post('/api/runs', { name: 'bench-plain', external: true, config: { env: { name: 'sokoban' } } });
-const t1 = performance.now();
-for (const b of batches)
-  await insertTrajectories(
-    db,
-    plain.id,
-    b.items.map((t) => ({
-      ...t,
-      env: 'sokoban',
-      totalReward: 0,
-      numActions: TURNS,
-      keptByFilter: null,
-      turns: t.turns.map((u, index) => ({
-        ...u,
-        index,
-        snapshot: {},
-        parsedActions: u.actions,
-        validActions: u.actions,
-        formatOk: true,
-        effectiveCount: 1,
-        done: false,
-        promptTokens: 0,
-        responseTokens: 0,
-        meanLogProb: null,
-        meanEntropy: null,
-      })),
-    })),
-  );
-const store = (performance.now() - t1) / 1000;
+// 2. the same rows stored directly, without board parsing or diagnostics (the cost of storage alone),
+// then with the states and the checker's diagnostics computed beforehand (the cost of storing them)
+const rows = trajectories.map((t) => ({
+  ...t,
+  env: 'sokoban',
+  totalReward: 0,
+  numActions: TURNS,
+  keptByFilter: null,
+  turns: t.turns.map((u, index) => ({
+    ...u,
+    index,
+    snapshot: {},
+    parsedActions: u.actions,
+    validActions: u.actions,
+    formatOk: true,
+    effectiveCount: 1,
+    done: false,
+    promptTokens: 0,
+    responseTokens: 0,
+    meanLogProb: null,
+    meanEntropy: null,
+  })),
+}));
+/** Stores `items` request by request into a new run: seconds, and the CPU of this process and of Postgres. */
+async function storeDirectly(name, items) {
+  const run = await post('/api/runs', { name, external: true, config: { env: { name: 'sokoban' } } });
+  const cpu = { node: process.cpuUsage(), pg: postgresCpuSeconds() };
+  const t = performance.now();
+  let at = 0;
+  for (const b of batches) {
+    await insertTrajectories(db, run.id, items.slice(at, at + b.items.length));
+    at += b.items.length;
+  }
+  const node = process.cpuUsage(cpu.node);
+  return { seconds: (performance.now() - t) / 1000, node: (node.user + node.system) / 1e6, pg: postgresCpuSeconds() - cpu.pg };
+}
+const plain = await storeDirectly('bench-plain', rows);
+const store = plain.seconds;
 log(`store only (no boards, no diagnostics):  ${store.toFixed(2)} s`);
+const diagnosedRows = rows.map((t, i) => ({
+  ...t,
+  finalSnapshot: states[i].at(-1),
+  turns: t.turns.map((u, k) => ({ ...u, snapshot: states[i][k] })),
+}));
+for (let from = 0; from < diagnosedRows.length; from += PER_STEP) {
+  const batch = diagnosedRows.slice(from, from + PER_STEP);
+  const { results } = diagnoseStoredRows(
+    batch.map((t) => ({ ...t, turns: t.turns.map((u) => ({ ...u, executed: u.validActions })) })),
+    'train',
+  );
+  batch.forEach((t, k) => {
+    t.flags = results[k].flags;
+    t.hallucinated = t.flags.includes('hallucinated');
+    t.turns.forEach((u, n) => (u.diagnostics = results[k].turns[n]));
+  });
+}
+const withDiagnostics = await storeDirectly('bench-stored-diagnostics', diagnosedRows);
+log(
+  `store with states and diagnostics (checked beforehand): ${withDiagnostics.seconds.toFixed(2)} s (${((TRAJECTORIES * TURNS) / withDiagnostics.seconds).toFixed(0)} turns/s; CPU: node ${withDiagnostics.node.toFixed(2)} s, Postgres ${withDiagnostics.pg.toFixed(2)} s)`,
+);
 
 // 3. re-computing the diagnostics of the ingested run (what npm run diagnose does)
 const t2 = performance.now();
