@@ -1,6 +1,7 @@
 // bench:ingest — 1,000 external trajectories of 5 turns through POST /api/runs/:id/ingest/trajectories,
 // observation text only (the server rebuilds each board and diagnoses each step batch in the request),
-// beside the same rows stored without either, on a real Postgres (DATABASE_URL's server, else embedded).
+// beside the same rows stored without either and stored with states and diagnostics checked beforehand,
+// on a real Postgres (DATABASE_URL's server, else embedded).
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
