@@ -229,7 +229,7 @@ export async function storeDiagnostics(client: Queryable, runId: string, items: 
   );
   await client.query(
     `UPDATE turns AS u SET diagnostics = v.d
-     FROM unnest($1::uuid[], $2::int[], $3::jsonb[]) AS v(id, idx, d) WHERE u.trajectory_id = v.id AND u.index = v.idx`,
+     FROM unnest($1::uuid[], $2::int[], $3::json[]) AS v(id, idx, d) WHERE u.trajectory_id = v.id AND u.index = v.idx`,
     [turns.map((u) => u.id), turns.map((u) => u.index), turns.map((u) => pgJsonText(u.diagnostics))],
   );
   await client.query(UNINDEX_CLAIMS_SQL, [ids]);
