@@ -32,7 +32,7 @@ export function copyField(v: CopyField): string {
 /** Rows per chunk handed to the socket, so a large write neither builds one huge buffer nor many tiny writes. */
 const CHUNK_ROWS = 500;
 
-/** `COPY table (columns) FROM STDIN` with `rows` (one field per column), inside the caller's transaction. */
+/** `COPY table (columns) FROM STDIN` with `rows` (one field per column), on the caller's connection (not a pool) inside its transaction. */
 export async function copyRows(client: Queryable, table: string, columns: readonly string[], rows: CopyField[][]): Promise<void> {
   if (!rows.length) return;
   // each line is encoded on its own: UTF-8 encoding of one long concatenated string cost 3-5× as much
