@@ -103,7 +103,7 @@ describe('insertTrajectories', () => {
 describe('insertTrajectories: text Postgres cannot hold', () => {
   const ctx = withRun();
 
-  it('stores lone surrogates as U+FFFD in text and jsonb alike, and non-finite numbers as they are', async () => {
+  it('stores lone surrogates as U+FFFD in text and JSON alike, and non-finite numbers as they are', async () => {
     await insertTrajectories(ctx.db, ctx.runId, [
       traj(
         [

@@ -17,7 +17,8 @@ const JSON_LONE_SURROGATE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
 /**
  * JSON text of a value for a `json` or `jsonb` column, with {@link pgText} applied to every string (keys
  * included), and a lone surrogate stored as U+FFFD as a `text` column stores it (jsonb refuses its
- * escape): stringified once, then escapes swapped only when there are any, so the common case costs one scan.
+ * escape; json would keep both escapes, so every column reads back alike only with them swapped):
+ * stringified once, then escapes swapped only when there are any, so the common case costs one scan.
  */
 export function pgJsonText(value: unknown): string | undefined {
   const text = JSON.stringify(value) as string | undefined;
