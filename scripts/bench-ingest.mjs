@@ -14,6 +14,7 @@ import { createDb, insertTrajectories, migrate, rediagnoseStep } from '@starpo/d
 import { SokobanEnv, diagnoseStoredRows, renderSokoban } from '@starpo/envs';
 
 const TRAJECTORIES = Number(process.env.BENCH_TRAJECTORIES ?? 1000);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 const TURNS = 5;
 const PER_STEP = 125; // a RAGEN-sized step batch (8 prompts × 16 rollouts = 128)
 const MAX_BYTES = 1_000_000;
@@ -102,35 +103,48 @@ log(
 
 // 1. through the API: parse boards + store + diagnose each touched step batch, in the request. The
 // requests are posted one at a time, in order, by a child process (as a Python client posts them).
-const run = await post('/api/runs', { name: 'bench-ingest', external: true, config: { env: { name: 'sokoban' } } });
+// BENCH_ROUNDS=n repeats this into n fresh runs and prints the median: the machine drifts between minutes.
 const bodiesFile = join(mkdtempSync(join(os.tmpdir(), 'bench-ingest-')), 'bodies.jsonl');
 writeFileSync(bodiesFile, batches.map((b) => JSON.stringify({ trajectories: b.items })).join('\n'));
-const client = fork(fileURLToPath(new URL('./bench-ingest-client.mjs', import.meta.url)), [
-  JSON.stringify({ url: base, token, path: `/api/runs/${run.id}/ingest/trajectories`, bodiesFile, concurrency: 1 }),
-]);
-// how long the API's event loop is held at a time while it ingests (every other request waits that long)
-const loop = monitorEventLoopDelay({ resolution: 5 });
-loop.enable();
-const cpu0 = { node: process.cpuUsage(), pg: postgresCpuSeconds() };
-const {
-  seconds: api,
-  clientCpu,
-  times,
-  replies,
-} = await new Promise((resolve, reject) => (client.once('message', resolve), client.once('exit', reject)));
-const nodeCpu = process.cpuUsage(cpu0.node);
-const pgCpu = postgresCpuSeconds() - cpu0.pg;
-loop.disable();
+async function ingestRound() {
+  const run = await post('/api/runs', { name: 'bench-ingest', external: true, config: { env: { name: 'sokoban' } } });
+  const client = fork(fileURLToPath(new URL('./bench-ingest-client.mjs', import.meta.url)), [
+    JSON.stringify({ url: base, token, path: `/api/runs/${run.id}/ingest/trajectories`, bodiesFile, concurrency: 1 }),
+  ]);
+  // how long the API's event loop is held at a time while it ingests (every other request waits that long)
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
+  const cpu0 = { node: process.cpuUsage(), pg: postgresCpuSeconds() };
+  const {
+    seconds: api,
+    clientCpu,
+    times,
+    replies,
+  } = await new Promise((resolve, reject) => (client.once('message', resolve), client.once('exit', reject)));
+  const nodeCpu = process.cpuUsage(cpu0.node);
+  const pgCpu = postgresCpuSeconds() - cpu0.pg;
+  loop.disable();
+  const diagnosed = replies.reduce((n, r) => n + r.diagnosed, 0);
+  log(
+    `CPU in ${api.toFixed(2)} s: API (with its diagnosis threads) ${((nodeCpu.user + nodeCpu.system) / 1e6).toFixed(2)} s, Postgres ${pgCpu.toFixed(2)} s, client ${clientCpu.toFixed(2)} s`,
+  );
+  if (process.env.BENCH_VERBOSE) log(`request times (ms): ${times.map((t) => t.toFixed(0)).join(' ')}`);
+  const flagged = await db.trajectory.count({ where: { runId: run.id, hallucinated: true } });
+  log(
+    `API ingestion + boards + diagnostics: ${api.toFixed(2)} s (${(TRAJECTORIES / api).toFixed(0)} trajectories/s, ${((TRAJECTORIES * TURNS) / api).toFixed(0)} turns/s; slowest request ${(Math.max(...times) / 1000).toFixed(2)} s; ${diagnosed} trajectory diagnoses, ${flagged} flagged hallucinated; event loop held up to ${(loop.max / 1e6).toFixed(0)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(0)} ms)`,
+  );
+  return { run, seconds: api };
+}
+const rounds = [];
+for (let r = 0; r < ROUNDS; r++) rounds.push(await ingestRound());
 rmSync(dirname(bodiesFile), { recursive: true });
-const diagnosed = replies.reduce((n, r) => n + r.diagnosed, 0);
-log(
-  `CPU in ${api.toFixed(2)} s: API (with its diagnosis threads) ${((nodeCpu.user + nodeCpu.system) / 1e6).toFixed(2)} s, Postgres ${pgCpu.toFixed(2)} s, client ${clientCpu.toFixed(2)} s`,
-);
-if (process.env.BENCH_VERBOSE) log(`request times (ms): ${times.map((t) => t.toFixed(0)).join(' ')}`);
-const flagged = await db.trajectory.count({ where: { runId: run.id, hallucinated: true } });
-log(
-  `API ingestion + boards + diagnostics: ${api.toFixed(2)} s (${(TRAJECTORIES / api).toFixed(0)} trajectories/s, ${((TRAJECTORIES * TURNS) / api).toFixed(0)} turns/s; slowest request ${(Math.max(...times) / 1000).toFixed(2)} s; ${diagnosed} trajectory diagnoses, ${flagged} flagged hallucinated; event loop held up to ${(loop.max / 1e6).toFixed(0)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(0)} ms)`,
-);
+const { run, seconds: api } = rounds.at(-1);
+if (ROUNDS > 1) {
+  const rates = rounds.map((r) => (TRAJECTORIES * TURNS) / r.seconds).sort((a, b) => a - b);
+  log(
+    `API ingestion over ${ROUNDS} rounds: median ${((rates[Math.floor((ROUNDS - 1) / 2)] + rates[Math.floor(ROUNDS / 2)]) / 2).toFixed(0)} turns/s (${rates.map((x) => x.toFixed(0)).join(', ')})`,
+  );
+}
 
 // 2. the same rows stored directly, without board parsing or diagnostics (the cost of storage alone),
 // then with the states and the checker's diagnostics computed beforehand (the cost of storing them)
