@@ -145,7 +145,15 @@ describe('insertTrajectories: characters that COPY escapes', () => {
             answer: '\\N',
             parsedActions: [nasty, '', 'NULL', '\\N', ','],
             validActions: ['{}', '"'],
-            diagnostics: { claims: [{ pattern: 'p\tq', verdict: 'contradicted', text: nasty, evidence: '\\N' }], k: [nasty, 1.5, null] },
+            diagnostics: {
+              claims: [
+                { pattern: 'p\tq', verdict: 'contradicted', text: nasty, evidence: '\\N' },
+                // two patterns that store alike (NUL as ␀) are one row of the claim index
+                { pattern: 'n\u0000', verdict: 'contradicted', text: 'y' },
+                { pattern: `n${NUL_REPLACEMENT}`, verdict: 'contradicted', text: 'x' },
+              ],
+              k: [nasty, 1.5, null],
+            },
             snapshot: { s: nasty },
           }),
           turn({ index: 1, observation: '', think: '', answer: '', parsedActions: [], diagnostics: null }),
@@ -161,13 +169,20 @@ describe('insertTrajectories: characters that COPY escapes', () => {
     expect(a!.parsedActions).toEqual([nasty, '', 'NULL', '\\N', ',']);
     expect(a!.validActions).toEqual(['{}', '"']);
     expect(a!.diagnostics).toEqual({
-      claims: [{ pattern: 'p\tq', verdict: 'contradicted', text: nasty, evidence: '\\N' }],
+      claims: [
+        { pattern: 'p\tq', verdict: 'contradicted', text: nasty, evidence: '\\N' },
+        { pattern: `n${NUL_REPLACEMENT}`, verdict: 'contradicted', text: 'y' },
+        { pattern: `n${NUL_REPLACEMENT}`, verdict: 'contradicted', text: 'x' },
+      ],
       k: [nasty, 1.5, null],
     });
     expect(a!.stateSnapshot).toEqual({ s: nasty });
     expect([b!.observation, b!.think, b!.parsedActions, b!.diagnostics]).toEqual(['', '', [], null]);
-    const [indexed] = await ctx.db.contradictedClaim.findMany({ where: { runId: ctx.runId } });
-    expect([indexed!.pattern, indexed!.text, indexed!.evidence, indexed!.claims]).toEqual(['p\tq', nasty, '\\N', 1]);
+    const indexed = await ctx.db.contradictedClaim.findMany({ where: { runId: ctx.runId }, orderBy: { pattern: 'asc' } });
+    expect(indexed.map((r) => [r.pattern, r.text, r.evidence, r.claims])).toEqual([
+      [`n${NUL_REPLACEMENT}`, 'x', null, 2],
+      ['p\tq', nasty, '\\N', 1],
+    ]);
   });
 });
 

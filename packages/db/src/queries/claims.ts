@@ -1,4 +1,5 @@
 import { poolOf, type Db } from '../client.js';
+import { pgText } from './pg-text.js';
 
 /**
  * `contradicted_claims` indexes the contradicted claims held in `turns.diagnostics`: one row per turn
@@ -43,8 +44,10 @@ export function contradictedClaimRows(runId: string, sources: ClaimSource[]): (s
       const byPattern = new Map<string, { n: number; text: string | null; evidence: string | null }>();
       for (const c of claims as (ClaimLike | null)[]) {
         if (c?.verdict !== 'contradicted' || typeof c.pattern !== 'string') continue;
-        const seen = byPattern.get(c.pattern) ?? { n: 0, text: null, evidence: null };
-        byPattern.set(c.pattern, { n: seen.n + 1, text: least(seen.text, c.text), evidence: least(seen.evidence, c.evidence) });
+        // grouped as stored (NUL as ␀), so two patterns that store alike are one row of the index
+        const pattern = pgText(c.pattern);
+        const seen = byPattern.get(pattern) ?? { n: 0, text: null, evidence: null };
+        byPattern.set(pattern, { n: seen.n + 1, text: least(seen.text, c.text), evidence: least(seen.evidence, c.evidence) });
       }
       for (const [pattern, c] of byPattern)
         rows.push([t.trajectoryId, u.index, pattern, runId, t.step, t.split, c.n, c.text ?? '', c.evidence]);
