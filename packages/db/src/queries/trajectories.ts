@@ -3,7 +3,7 @@ import type { StoredTurnFields } from '@starpo/contracts';
 import { poolOf, type Db } from '../client.js';
 import { CLAIM_INDEX_COLUMNS, contradictedClaimRows, UNINDEX_CLAIMS_SQL, type ClaimSource } from './claims.js';
 import { LeaseLostError } from './leases.js';
-import { copyRows } from './pg-copy.js';
+import { copyRows, type CopyField } from './pg-copy.js';
 import { pgJsonText } from './pg-text.js';
 import { lockRuns, refreshStepCounts, type Queryable } from './step-counts.js';
 
@@ -35,46 +35,51 @@ export interface TrajectoryInput {
 const column = <T, V>(rows: T[], f: (r: T) => V): V[] => rows.map(f);
 const json = (v: unknown): string | null => (v === undefined || v === null ? null : pgJsonText(v)!);
 
-const TRAJECTORY_COLUMNS = [
-  'id',
-  'run_id',
-  'step',
-  'split',
-  'group_index',
-  'index_in_group',
-  'seed',
-  'environment',
-  'success',
-  'total_reward',
-  'num_turns',
-  'num_actions',
-  'kept_by_filter',
-  'hallucinated',
-  'flags',
-  'final_snapshot',
-] as const;
-const TURN_COLUMNS = [
-  'trajectory_id',
-  'index',
-  'observation',
-  'state_snapshot',
-  'raw_reply',
-  'think',
-  'answer',
-  'parsed_actions',
-  'valid_actions',
-  'format_ok',
-  'actions_valid',
-  'effective_count',
-  'reward',
-  'done',
-  'prompt_tokens',
-  'response_tokens',
-  'mean_log_prob',
-  'mean_entropy',
-  'advantage',
-  'diagnostics',
-] as const;
+/** A COPY column beside the value a row gives it: one list, so a column and its value cannot drift apart. */
+type Field<R> = readonly [column: string, value: (row: R) => CopyField];
+const columns = <R>(fields: readonly Field<R>[]) => fields.map(([c]) => c);
+const values = <R>(fields: readonly Field<R>[], row: R) => fields.map(([, value]) => value(row));
+
+/** A trajectory's columns after its id and run. */
+const TRAJECTORY_FIELDS: readonly Field<TrajectoryInput>[] = [
+  ['step', (t) => t.step],
+  ['split', (t) => t.split],
+  ['group_index', (t) => t.group],
+  ['index_in_group', (t) => t.indexInGroup],
+  ['seed', (t) => t.seed],
+  ['environment', (t) => t.env],
+  ['success', (t) => t.success],
+  ['total_reward', (t) => t.totalReward],
+  ['num_turns', (t) => t.turns.length],
+  ['num_actions', (t) => t.numActions],
+  ['kept_by_filter', (t) => t.keptByFilter],
+  ['hallucinated', (t) => t.hallucinated ?? false],
+  ['flags', (t) => t.flags ?? []],
+  ['final_snapshot', (t) => json(t.finalSnapshot)],
+];
+
+/** A turn's columns after its trajectory's id. */
+const TURN_FIELDS: readonly Field<TurnInput>[] = [
+  ['index', (u) => u.index],
+  ['observation', (u) => u.observation],
+  ['state_snapshot', (u) => json(u.snapshot) ?? 'null'],
+  ['raw_reply', (u) => u.rawReply],
+  ['think', (u) => u.think],
+  ['answer', (u) => u.answer],
+  ['parsed_actions', (u) => u.parsedActions],
+  ['valid_actions', (u) => u.validActions],
+  ['format_ok', (u) => u.formatOk],
+  ['actions_valid', (u) => u.formatOk && u.validActions.length > 0 && u.validActions.length === u.parsedActions.length],
+  ['effective_count', (u) => u.effectiveCount],
+  ['reward', (u) => u.reward],
+  ['done', (u) => u.done],
+  ['prompt_tokens', (u) => u.promptTokens],
+  ['response_tokens', (u) => u.responseTokens],
+  ['mean_log_prob', (u) => u.meanLogProb],
+  ['mean_entropy', (u) => u.meanEntropy],
+  ['advantage', (u) => u.advantage ?? null],
+  ['diagnostics', (u) => json(u.diagnostics)],
+];
 
 /**
  * Insert trajectories and all their turns, inside one transaction (see {@link storeTrajectories}).
@@ -126,54 +131,14 @@ export async function storeTrajectories(client: Queryable, runId: string, items:
   await copyRows(
     client,
     'trajectories',
-    TRAJECTORY_COLUMNS,
-    items.map((t, i) => [
-      ids[i],
-      runId,
-      t.step,
-      t.split,
-      t.group,
-      t.indexInGroup,
-      t.seed,
-      t.env,
-      t.success,
-      t.totalReward,
-      t.turns.length,
-      t.numActions,
-      t.keptByFilter,
-      t.hallucinated ?? false,
-      t.flags ?? [],
-      json(t.finalSnapshot),
-    ]),
+    ['id', 'run_id', ...columns(TRAJECTORY_FIELDS)],
+    items.map((t, i) => [ids[i], runId, ...values(TRAJECTORY_FIELDS, t)]),
   );
   await copyRows(
     client,
     'turns',
-    TURN_COLUMNS,
-    items.flatMap((t, i) =>
-      t.turns.map((u) => [
-        ids[i],
-        u.index,
-        u.observation,
-        json(u.snapshot) ?? 'null',
-        u.rawReply,
-        u.think,
-        u.answer,
-        u.parsedActions,
-        u.validActions,
-        u.formatOk,
-        u.formatOk && u.validActions.length > 0 && u.validActions.length === u.parsedActions.length,
-        u.effectiveCount,
-        u.reward,
-        u.done,
-        u.promptTokens,
-        u.responseTokens,
-        u.meanLogProb,
-        u.meanEntropy,
-        u.advantage ?? null,
-        json(u.diagnostics),
-      ]),
-    ),
+    ['trajectory_id', ...columns(TURN_FIELDS)],
+    items.flatMap((t, i) => t.turns.map((u) => [ids[i], ...values(TURN_FIELDS, u)])),
   );
   await indexClaims(
     client,
