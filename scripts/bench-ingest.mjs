@@ -204,7 +204,7 @@ for (let from = 0; from < diagnosedRows.length; from += PER_STEP) {
 }
 const withDiagnostics = await storeDirectly('bench-stored-diagnostics', diagnosedRows);
 log(
-  `store with states and diagnostics (checked beforehand): ${withDiagnostics.seconds.toFixed(2)} s (${((TRAJECTORIES * TURNS) / withDiagnostics.seconds).toFixed(0)} turns/s; CPU: node ${withDiagnostics.node.toFixed(2)} s, Postgres ${withDiagnostics.pg.toFixed(2)} s)`,
+  `store with states and diagnostics (checked beforehand, as the worker's sink writes them): ${withDiagnostics.seconds.toFixed(2)} s (${((TRAJECTORIES * TURNS) / withDiagnostics.seconds).toFixed(0)} turns/s; CPU: node ${withDiagnostics.node.toFixed(2)} s, Postgres ${withDiagnostics.pg.toFixed(2)} s)`,
 );
 
 // 3. re-computing the diagnostics of the ingested run (what npm run diagnose does)

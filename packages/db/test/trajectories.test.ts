@@ -186,6 +186,27 @@ describe('insertTrajectories: characters that COPY escapes', () => {
   });
 });
 
+describe('insertTrajectories: a row that cannot be written after the first rows went to Postgres', () => {
+  const ctx = withRun();
+
+  it('writes nothing of the call, and the next write goes through', async () => {
+    // 150 trajectories: more than one COPY chunk of each table, and the bad turn's chunk is not the first
+    const items = Array.from({ length: 150 }, (_, i) =>
+      traj([turn({ think: `t${i}`, snapshot: i === 130 ? { env: 'sokoban', n: 1n } : { env: 'sokoban' } })], { indexInGroup: i }),
+    );
+    await expect(insertTrajectories(ctx.db, ctx.runId, items)).rejects.toThrow(/BigInt/);
+    expect(await ctx.db.trajectory.count({ where: { runId: ctx.runId } })).toBe(0);
+    expect(await ctx.db.turn.count({ where: { trajectory: { runId: ctx.runId } } })).toBe(0);
+
+    items[130]!.turns[0]!.snapshot = { env: 'sokoban' };
+    // the pool hands out the connection returned last first: the failed COPY's must not be among them
+    await insertTrajectories(ctx.db, ctx.runId, items);
+    expect(await ctx.db.turn.count({ where: { trajectory: { runId: ctx.runId } } })).toBe(150);
+    const [bad] = await ctx.db.turn.findMany({ where: { trajectory: { runId: ctx.runId, indexInGroup: 130 } } });
+    expect(bad!.think).toBe('t130');
+  });
+});
+
 describe('contradicted_claims follows the turns it indexes', () => {
   const ctx = withRun();
   const claim = (pattern: string, verdict: string, text = `${pattern} claim`) => ({

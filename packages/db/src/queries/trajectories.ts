@@ -128,18 +128,13 @@ export async function storeTrajectories(client: Queryable, runId: string, items:
       column(items, (t) => t.indexInGroup),
     ],
   );
-  await copyRows(
-    client,
-    'trajectories',
-    ['id', 'run_id', ...columns(TRAJECTORY_FIELDS)],
-    items.map((t, i) => [ids[i], runId, ...values(TRAJECTORY_FIELDS, t)]),
-  );
-  await copyRows(
-    client,
-    'turns',
-    ['trajectory_id', ...columns(TURN_FIELDS)],
-    items.flatMap((t, i) => t.turns.map((u) => [ids[i], ...values(TURN_FIELDS, u)])),
-  );
+  await copyRows(client, 'trajectories', ['id', 'run_id', ...columns(TRAJECTORY_FIELDS)], items, (t, i) => [
+    ids[i],
+    runId,
+    ...values(TRAJECTORY_FIELDS, t),
+  ]);
+  const turns = items.flatMap((t, i) => t.turns.map((turn) => ({ id: ids[i]!, turn })));
+  await copyRows(client, 'turns', ['trajectory_id', ...columns(TURN_FIELDS)], turns, ({ id, turn }) => [id, ...values(TURN_FIELDS, turn)]);
   await indexClaims(
     client,
     runId,
@@ -149,7 +144,7 @@ export async function storeTrajectories(client: Queryable, runId: string, items:
 
 /** Writes the index rows of these trajectories' contradicted claims (none of theirs may be indexed yet). */
 async function indexClaims(client: Queryable, runId: string, sources: ClaimSource[]): Promise<void> {
-  await copyRows(client, 'contradicted_claims', CLAIM_INDEX_COLUMNS, contradictedClaimRows(runId, sources));
+  await copyRows(client, 'contradicted_claims', CLAIM_INDEX_COLUMNS, contradictedClaimRows(runId, sources), (row) => row);
 }
 
 /**
