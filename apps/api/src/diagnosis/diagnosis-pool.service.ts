@@ -14,8 +14,9 @@ import { threadScript } from '../thread-script.js';
 export class DiagnosisPool implements OnModuleDestroy {
   private readonly pool = new Piscina<{ rows: StoredRow[]; prefix: string }, BatchDiagnosis>({
     filename: pathToFileURL(threadScript(import.meta.url, './diagnose-thread.js')).href,
-    // the event loop and Postgres keep a core busy between them
-    maxThreads: Math.max(1, Math.min(4, os.availableParallelism() - 1)),
+    // a request's step batches are checked side by side, a thread per core: meanwhile the event loop
+    // mostly waits on them and on Postgres (docs/results/2026-12-03-ten-times-data.md, §2)
+    maxThreads: Math.min(4, os.availableParallelism()),
     minThreads: 1,
     idleTimeout: 60_000,
   });
