@@ -318,9 +318,11 @@ VECTOR_CLONES static void attend_group(const float *restrict q, const float *res
 }
 
 // attentionForward(q, k, v, keys, out, probs, dims[, pos, start]): out = softmax(q·kᵀ, over the keys
-// each query sees)·v, probs kept for the backward pass (0 outside what a query sees). A query that sees no key
-// (left padding) gets 0. With probs null (no backward pass), each block's probabilities stay in a
-// scratch block that fits the cache instead of going out to a [B, nH, L, T] array and back.
+// each query sees)·v, probs kept for the backward pass. Only what it reads is written: each query
+// block's key span, 0 past a query's last key within it (the rest of a row is never read, and zeroing
+// it was half the writes and a fresh page per row). A query that sees no key (left padding) gets 0.
+// With probs null (no backward pass), each block's probabilities stay in a scratch block that fits the
+// cache instead of going out to a [B, nH, L, T] array and back.
 static napi_value AttentionForward(napi_env env, napi_callback_info info) {
   static const enum Layout layouts[6] = {Q, KV, KV, KEYS, Q, P_OR_NULL};
   float *a[6];
@@ -359,7 +361,6 @@ static napi_value AttentionForward(napi_env env, napi_callback_info info) {
         const Span s = block_span(first, last_key(&qr, i1 - 1));
         float *pb = probs ? probs + qr.p0 + i0 * T : scratch, *ob = out + qr.q0 + i0 * qr.ld;
         if (s.n == 0) {
-          if (probs) memset(pb, 0, sizeof(float) * m * T);
           zero_rows(ob, m, qr.ld, hd);
           continue;
         }
@@ -368,9 +369,8 @@ static napi_value AttentionForward(napi_env env, napi_callback_info info) {
         for (int64_t r = 0; r < m; r++) {
           float *row = pb + r * T;
           const int64_t last = last_key(&qr, i0 + r); // the last key this query may see
-          if (probs) memset(row, 0, sizeof(float) * s.lo);
-          // past the last key it sees: outside the block's span only for a kept array, inside it for the value product
-          const int64_t end = probs ? T : s.lo + s.n;
+          // past it, within the block's span: read by the value product and the backward pass
+          const int64_t end = s.lo + s.n;
           if (last + 1 < end) memset(row + last + 1, 0, sizeof(float) * (end - last - 1));
           if (last >= s.lo) softmax_span(row + s.lo, kmask + s.lo, last + 1 - s.lo);
         }

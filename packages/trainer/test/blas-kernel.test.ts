@@ -378,4 +378,31 @@ describe.skipIf(!built.addon)('the sgemm addon', () => {
     expect(() => s.rmsNorm(a, new Float32Array(2), a, 2, 3, 1e-6)).toThrow(/wrong arguments or sizes/);
     expect(() => s.rmsNorm(a, new Float32Array(3), a, 2, 3, 0)).toThrow(/wrong arguments or sizes/);
   });
+
+  it('the attention backward pass reads no probability its forward pass left unwritten', () => {
+    const s = built.addon!;
+    // three query blocks of 64, the second row left-padded (its first 37 queries see no key)
+    const [B, nH, nKv, L, hd] = [2, 4, 2, 150, 8];
+    const dims = [B, nH, nKv, L, L, hd];
+    const values = (n: number, seed: number) => Float32Array.from({ length: n }, (_, i) => Math.sin(seed * 7919 + i * 1.618));
+    const [q, k, v, dOut] = [
+      values(B * nH * L * hd, 1),
+      values(B * nKv * L * hd, 2),
+      values(B * nKv * L * hd, 3),
+      values(B * nH * L * hd, 4),
+    ];
+    const keys = Float32Array.from({ length: B * L }, (_, j) => (j >= L && j < L + 37 ? 0 : 1));
+    // the probabilities' array as the heap hands it out: zeros, or whatever an earlier tensor left there
+    const pass = (leftover: number) => {
+      const probs = new Float32Array(B * nH * L * L).fill(leftover);
+      const out = new Float32Array(q.length);
+      const [dq, dk, dv] = [new Float32Array(q.length), new Float32Array(k.length), new Float32Array(v.length)];
+      s.attentionForward(q, k, v, keys, out, probs, dims);
+      s.attentionBackward(q, k, v, keys, probs, out, dOut, dq, dk, dv, dims);
+      return [out, dq, dk, dv].map((a) => Array.from(a));
+    };
+    const clean = pass(0);
+    expect(clean[1]!.some((x) => x !== 0)).toBe(true);
+    for (const leftover of [NaN, 1e30]) expect(pass(leftover)).toEqual(clean);
+  });
 });
