@@ -318,9 +318,9 @@ VECTOR_CLONES static void attend_group(const float *restrict q, const float *res
 }
 
 // attentionForward(q, k, v, keys, out, probs, dims[, pos, start]): out = softmax(q·kᵀ, over the keys
-// each query sees)·v, probs kept for the backward pass. Only what it reads is written: each query
-// block's key span, 0 past a query's last key within it (the rest of a row is never read, and zeroing
-// it was half the writes and a fresh page per row). A query that sees no key (left padding) gets 0.
+// each query sees)·v, probs kept for the backward pass. Only what that pass reads is written: each
+// query block's key span, with 0 past a query's last key inside it (the rest of a row is never read;
+// zeroing it was about half of the writes). A query that sees no key (left padding) gets 0.
 // With probs null (no backward pass), each block's probabilities stay in a scratch block that fits the
 // cache instead of going out to a [B, nH, L, T] array and back.
 static napi_value AttentionForward(napi_env env, napi_callback_info info) {
