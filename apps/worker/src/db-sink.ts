@@ -65,9 +65,10 @@ export class DbSink implements TrainSink {
     if (this.buffer.length > MAX_BUFFERED_POINTS) await this.flush();
   }
 
-  /** Wait until every buffered point is stored (throws if the database stayed away too long). */
+  /** Wait until every buffered point is stored (throws if the database stayed away too long, or the lease is gone). */
   async flush(): Promise<void> {
-    while (this.flushing || this.buffer.length) await (this.flushing ??= this.drain());
+    // a failed batch stays buffered for the error's sake: looping on it would spin without end
+    while (!this.flushError && (this.flushing || this.buffer.length)) await (this.flushing ??= this.drain());
     if (this.flushError) throw this.flushError;
   }
 

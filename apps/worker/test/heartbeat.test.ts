@@ -58,22 +58,42 @@ describe('heartbeat and cancel while environment generation holds the event loop
     console.log(`cancel took ${cancelMs} ms; heartbeat age at most ${Math.max(...ages).toFixed(2)} s over ${ages.length} samples`);
   }, 120_000);
 
-  it('a worker that lost its lease writes no log line either', async () => {
-    const team = await db.team.create({ data: { name: 'lab2' } });
+  /** A run claimed by a fresh worker, and the sink that worker writes it through. */
+  async function claimedRun(name: string): Promise<{ runId: string; lease: number; owner: DbSink }> {
+    const team = await db.team.create({ data: { name: `lab ${name}` } });
     const created = await db.run.create({
-      data: { teamId: team.id, name: 'taken', config: {}, environment: 'bandit', algorithm: 'grpo', totalSteps: 1 },
+      data: { teamId: team.id, name, config: {}, environment: 'bandit', algorithm: 'grpo', totalSteps: 3 },
     });
     const worker = await registerWorker(db, { backend: 'wasm', device: 'test', hasGpu: false });
     const run = (await claimRun(db, created.id, worker.id, false))!;
-    const owner = new DbSink(db, run.id, run.leaseEpoch);
-    await owner.log('info', 'step 1 done');
-    // another worker takes the run over: a new lease
-    await db.run.update({ where: { id: run.id }, data: { leaseEpoch: run.leaseEpoch + 1 } });
-    const late = await owner.log('warn', 'run cancelled at step 1 (worker shutting down)').then(
+    return { runId: run.id, lease: run.leaseEpoch, owner: new DbSink(db, run.id, run.leaseEpoch) };
+  }
+  /** What a write rejected with (null when it succeeded). */
+  const rejection = (p: Promise<unknown>) =>
+    p.then(
       () => null,
       (e: unknown) => e,
     );
-    expect(isLeaseLost(late)).toBe(true);
-    expect((await db.runLog.findMany({ where: { runId: run.id } })).map((l) => l.message)).toEqual(['step 1 done']);
+
+  it('a worker that lost its lease writes no log line either', async () => {
+    const { runId, lease, owner } = await claimedRun('taken');
+    await owner.log('info', 'step 1 done');
+    // another worker takes the run over: a new lease
+    await db.run.update({ where: { id: runId }, data: { leaseEpoch: lease + 1 } });
+    expect(isLeaseLost(await rejection(owner.log('warn', 'run cancelled at step 1 (worker shutting down)')))).toBe(true);
+    expect((await db.runLog.findMany({ where: { runId } })).map((l) => l.message)).toEqual(['step 1 done']);
+  });
+
+  it('a lost lease met by the background metrics flusher fails the next write at once, with nothing stored', async () => {
+    const { runId, lease, owner } = await claimedRun('woken');
+    await owner.metrics(1, { 'train/success': 0.5 });
+    await owner.flush();
+    // a worker woken after a takeover: its next step's points go to the background flusher first
+    await db.run.update({ where: { id: runId }, data: { leaseEpoch: lease + 1 } });
+    await owner.metrics(2, { 'train/success': 0.75 });
+    expect(isLeaseLost(await rejection(owner.trajectories(2, [], () => null)))).toBe(true);
+    expect(isLeaseLost(await rejection(owner.flush()))).toBe(true);
+    expect(isLeaseLost(await rejection(owner.metrics(3, { 'train/success': 1 })))).toBe(true);
+    expect((await db.metricPoint.findMany({ where: { runId } })).map((p) => p.step)).toEqual([1]);
   });
 });
