@@ -1,5 +1,8 @@
 import { buildRunConfig } from '@starpo/contracts';
-import { cancelRun, claimRun, isLeaseLost, type Db } from '@starpo/db';
+import { cancelRun, claimRun, databaseUrlOf, isLeaseLost, type Db } from '@starpo/db';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DbSink } from '../src/db-sink.js';
 import { executeRun } from '../src/execute.js';
@@ -88,12 +91,17 @@ describe('heartbeat and cancel while environment generation holds the event loop
     const { runId, lease, owner } = await claimedRun('woken');
     await owner.metrics(1, { 'train/success': 0.5 });
     await owner.flush();
-    // a worker woken after a takeover: its next step's points go to the background flusher first
+    // another worker takes the run over while this one is frozen; woken, it writes its next step
     await db.run.update({ where: { id: runId }, data: { leaseEpoch: lease + 1 } });
-    await owner.metrics(2, { 'train/success': 0.75 });
-    expect(isLeaseLost(await rejection(owner.trajectories(2, [], () => null)))).toBe(true);
-    expect(isLeaseLost(await rejection(owner.flush()))).toBe(true);
-    expect(isLeaseLost(await rejection(owner.metrics(3, { 'train/success': 1 })))).toBe(true);
+    const thread = new Worker(new URL('./sink-takeover-thread.mjs', import.meta.url), {
+      workerData: { url: databaseUrlOf(db), runId, lease },
+    });
+    const outcome = await Promise.race([
+      once(thread, 'message').then(([m]) => m as unknown),
+      sleep(30_000, 'no answer in 30 s: the sink spins', { ref: false }),
+    ]);
+    await thread.terminate();
+    expect(outcome).toEqual({ trajectories: 'lease lost', flush: 'lease lost', metrics: 'lease lost' });
     expect((await db.metricPoint.findMany({ where: { runId } })).map((p) => p.step)).toEqual([1]);
   });
 });
