@@ -206,7 +206,6 @@ describe('negative advantage scale (positive-sample reinforcement)', () => {
     values: null,
     advantages: [0, 0],
     returns: [0, 0],
-    entropy: [0, 0],
   });
   const run = (scale: number) => {
     const samples = [sample(1), sample(0)];
@@ -261,7 +260,6 @@ describe('turn_return', () => {
     values: null,
     advantages: new Array(7).fill(0),
     returns: new Array(7).fill(0),
-    entropy: new Array(7).fill(0),
   });
   const run = (algorithm: Record<string, unknown>, prepare?: (s: Sample) => void) => {
     const s = sample();
@@ -412,7 +410,6 @@ describe('KL in the reward', () => {
     values: new Array(7).fill(0),
     advantages: new Array(7).fill(0),
     returns: new Array(7).fill(0),
-    entropy: new Array(7).fill(0),
   });
   const advantages = (advEstimator: (typeof ADV_ESTIMATORS)[number], kl: boolean, extra: Record<string, unknown> = {}) => {
     const samples = [sample(kl), sample(false)];

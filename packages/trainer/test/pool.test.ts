@@ -12,7 +12,11 @@ import { vocabularyCorpus } from '../src/pretrain/corpus.js';
 import { rolloutSettingsFor } from '../src/pretrain/pretrain.js';
 import type { RolloutRequest } from '../src/rollout/rollout.js';
 import { CompactTokenizer, buildCompactVocab } from '../src/tokenizer/compact-tokenizer.js';
-import { scoreSamples } from '../src/train/batch.js';
+import { scoreSamples, segmentRows, toSample } from '../src/train/batch.js';
+import { creditOnly, trimToCredit } from '../src/train/actor-rows.js';
+import { placeOldLogProbs, scoreOldLogProbs } from '../src/train/old-log-probs.js';
+import { segmentRanges } from '../src/rollout/segments.js';
+import type { Trajectory } from '../src/rollout/types.js';
 import { AdamW } from '../src/train/optimizer.js';
 import { actorStep } from '../src/train/update.js';
 
@@ -102,6 +106,83 @@ describe('compute pool (one worker thread beside the main one)', () => {
     for (const o of [opt, freshOpt]) o.dispose();
   }, 60_000);
 
+  /** syntheticSamples plus one of two segments, every row with uncredited tails and one with no credit at all. */
+  const trainingRows = () => {
+    const xs = samples();
+    const two = toSample({
+      ids: Array.from({ length: 40 }, (_, t) => 3 + ((t * 11) % 29)),
+      lossMask: Array.from({ length: 40 }, (_, t) => (t % 20 >= 6 ? 1 : 0)),
+      scores: new Array(40).fill(0),
+      segmentStarts: [0, 20],
+    } as unknown as Trajectory);
+    two.advantages = two.mask.map((m, t) => (m && t % 20 < 12 ? 0.5 : 0));
+    xs.push(two);
+    xs[1]!.advantages = xs[1]!.mask.map(() => 0);
+    return xs;
+  };
+  const settings = { padId: 0, maxTokens: 4096, temperature: 0.7 };
+
+  it("old log-probs scored only up to each row's credit equal the full scoring wherever the update reads them", async () => {
+    for (const p of [null, pool]) {
+      const full = trainingRows();
+      const trimmed = trainingRows();
+      const allEntropies = await scoreOldLogProbs(model, full, false, settings, p);
+      const entropies = await scoreOldLogProbs(model, trimmed, true, settings, p);
+      expect(allEntropies).toHaveLength(full.reduce((n, s) => n + s.mask.filter(Boolean).length, 0));
+      const read = segmentRows(trimmed).flatMap((r) => {
+        const t = trimToCredit(r);
+        return t ? [t.mask.filter(Boolean).length] : [];
+      });
+      expect(entropies).toHaveLength(read.reduce((a, b) => a + b, 0));
+      trimmed.forEach((s, i) => {
+        // the positions a trimmed update reads: each segment up to its last credited token
+        const reads = s.mask.map(() => false);
+        for (const [a, b] of segmentRanges({ ids: s.ids, segmentStarts: s.traj.segmentStarts ?? [0] })) {
+          let last = -1;
+          for (let t = a; t < b - 1; t++) if (s.mask[t] && s.advantages[t] !== 0) last = t;
+          for (let t = a; t <= last; t++) reads[t] = true;
+        }
+        s.oldLogProbs.forEach((lp, t) => {
+          if (reads[t] && s.mask[t]) expect(Math.abs(lp - full[i]!.oldLogProbs[t]!)).toBeLessThan(1e-5);
+          if (!reads[t]) expect(lp).toBe(0);
+        });
+      });
+      expect(trimmed[1]!.oldLogProbs.every((x) => x === 0)).toBe(true);
+      expect(full[1]!.oldLogProbs.some((x) => x !== 0)).toBe(true);
+    }
+  }, 60_000);
+
+  it('an on-policy actor step takes the step that scored old log-probs give, and hands those log-probs back', async () => {
+    // no entropy bonus: the rows are trimmed to their credit, as quick-cpu's are
+    const c = buildRunConfig('starpo-s-grpo', { rollout: { temperature: 0.7 }, ppo: { microBatchSize: 1, entropyCoef: 0 } });
+    expect(creditOnly(c)).toBe(true);
+    const weights = (m: Qwen2Model) => m.trainableVariables().flatMap((v) => Array.from(v.dataSync()));
+    for (const p of [null, pool]) {
+      const run = async (onPolicy: boolean) => {
+        const m = model.clone();
+        const opt = new AdamW({ lr: 1e-2, betas: [0.9, 0.999], weightDecay: 0.01, maxGradNorm: 1 }, m.trainableVariables());
+        const xs = trainingRows();
+        // on-policy, the old log-probs given are never read: NaN would poison the loss
+        if (onPolicy) xs.forEach((s) => s.oldLogProbs.fill(Number.NaN));
+        else await scoreOldLogProbs(m, xs, creditOnly(c), settings, p);
+        const r = await actorStep(m, opt, segmentRows(xs), c, 0, 4096, p, undefined, { onPolicy });
+        if (onPolicy) placeOldLogProbs(xs, r.logProbs!);
+        const out = { r, w: weights(m), old: xs.map((s) => s.oldLogProbs) };
+        opt.dispose();
+        m.dispose();
+        return out;
+      };
+      const scored = await run(false);
+      const own = await run(true);
+      expect(own.r.loss).toBeCloseTo(scored.r.loss, 5);
+      expect(own.r.gradNorm).toBeCloseTo(scored.r.gradNorm, 5);
+      expect(own.r.extra.ppo_kl).toBe(0);
+      expect(maxAbs(own.w, scored.w)).toBeLessThan(1e-5);
+      own.old.forEach((lp, i) => expect(maxAbs(lp, scored.old[i]!)).toBeLessThan(1e-5));
+      expect(own.r.entropy!.length).toBeGreaterThan(0);
+    }
+  }, 60_000);
+
   it('scores in input order, as the main thread alone does', async () => {
     const xs = samples();
     const local = (s: { ids: number[] }[]) => scoreSamples(model, s, 0, 4096);
@@ -155,3 +236,5 @@ describe('compute pool (one worker thread beside the main one)', () => {
     expect(Date.now() - abortedAt).toBeLessThan(full / 2);
   }, 180_000);
 });
+
+const maxAbs = (a: number[], b: number[]) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i]!)), 0);

@@ -12,7 +12,7 @@ import { throwIfStopped } from '../util/stop.js';
 import type { TextTokenizer } from '../tokenizer/types.js';
 import { indexed, placeRows } from '../train/batch.js';
 import { addGradient } from '../train/optimizer.js';
-import type { ActorLossSettings, ActorPartials, TrainRow } from '../train/actor-rows.js';
+import { zeroPartials, type ActorLossSettings, type ActorShare, type TrainRow } from '../train/actor-rows.js';
 import { shareByCost, splitEvenly } from './shares.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './protocol.js';
 
@@ -97,8 +97,8 @@ export class ComputePool {
 
   /**
    * Start the workers on their shares of an actor step (shares[k] goes to worker k); `into`
-   * waits for them, adds their gradients to `grads` by variable name and returns their loss sums
-   * (null for a worker that `signal` stopped between micro-batches; its gradients are dropped).
+   * waits for them, adds their gradients to `grads` by variable name and returns each share's
+   * answer in order (null for a worker that `signal` stopped between micro-batches; its gradients are dropped).
    */
   actorGradients(
     policy: Qwen2Model,
@@ -108,14 +108,14 @@ export class ComputePool {
     maxTokens: number,
     microBatchSize: number,
     signal?: AbortSignal,
-  ): { into: (grads: Map<string, tf.Tensor>) => Promise<(ActorPartials | null)[]> } {
+  ): { into: (grads: Map<string, tf.Tensor>) => Promise<(ActorShare | null)[]> } {
     this.syncWeights(policy);
     const stopCount = Atomics.load(this.stopCount, 0);
     const onAbort = () => Atomics.add(this.stopCount, 0, 1);
     signal?.addEventListener('abort', onAbort, { once: true });
     const jobs = shares.map((rows, k) =>
       rows.length
-        ? this.call<{ grads: Float32Array[]; partials: ActorPartials | null }>(k, {
+        ? this.call<{ grads: Float32Array[]; share: ActorShare | null }>(k, {
             kind: 'grads',
             rows: rows.map((r) => ({
               ids: r.ids,
@@ -136,18 +136,21 @@ export class ComputePool {
     return {
       into: async (grads) => {
         const vars = policy.trainableVariables();
-        const partials: (ActorPartials | null)[] = [];
+        const answers: (ActorShare | null)[] = [];
         try {
           for (const job of jobs) {
-            if (!job) continue;
+            if (!job) {
+              answers.push({ partials: zeroPartials(), logProbs: [], entropy: [] });
+              continue;
+            }
             const r = await job;
-            if (r.partials) vars.forEach((v, i) => addGradient(grads, v.name, tf.tensor(r.grads[i]!, v.shape)));
-            partials.push(r.partials);
+            if (r.share) vars.forEach((v, i) => addGradient(grads, v.name, tf.tensor(r.grads[i]!, v.shape)));
+            answers.push(r.share);
           }
         } finally {
           signal?.removeEventListener('abort', onAbort);
         }
-        return partials;
+        return answers;
       },
     };
   }

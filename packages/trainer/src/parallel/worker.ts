@@ -40,10 +40,10 @@ async function handle(req: WorkerRequest): Promise<{ result: unknown; transfer?:
       const grads = new Map<string, tf.Tensor>();
       const rows = req.rows.map((r) => r as unknown as TrainRow);
       const stop = stopSignal(req.stopCount);
-      const partials = await accumulateActorGradients(model, rows, req.settings, req.padId, req.maxTokens, req.microBatchSize, grads, stop);
-      if (!partials) {
+      const share = await accumulateActorGradients(model, rows, req.settings, req.padId, req.maxTokens, req.microBatchSize, grads, stop);
+      if (!share) {
         tf.dispose([...grads.values()]);
-        return { result: { grads: [], partials: null } };
+        return { result: { grads: [], share: null } };
       }
       const out = model.trainableVariables().map((v) => {
         const g = grads.get(v.name);
@@ -51,7 +51,7 @@ async function handle(req: WorkerRequest): Promise<{ result: unknown; transfer?:
         g?.dispose();
         return data;
       });
-      return { result: { grads: out, partials }, transfer: out.map((d) => d.buffer as ArrayBuffer) };
+      return { result: { grads: out, share }, transfer: out.map((d) => d.buffer as ArrayBuffer) };
     }
     case 'rollout': {
       const responder = new PolicyResponder(model, tokenizer, { ...req.sampling, signal: stopSignal(req.stopCount) });

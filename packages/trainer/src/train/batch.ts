@@ -23,7 +23,6 @@ export interface Sample {
   values: number[] | null;
   advantages: number[];
   returns: number[];
-  entropy: number[];
   /** Per target position: which of its turn's actions an action word names (−1 elsewhere); for turnCredit=action. */
   actionSlots?: number[];
 }
@@ -41,7 +40,6 @@ export function toSample(traj: Trajectory): Sample {
     values: null,
     advantages: new Array<number>(n).fill(0),
     returns: new Array<number>(n).fill(0),
-    entropy: new Array<number>(n).fill(0),
   };
 }
 
@@ -67,7 +65,6 @@ export function segmentRows(samples: Sample[]): Sample[] {
       values: sliceOf(s.values, a, b - 1),
       advantages: s.advantages.slice(a, b - 1),
       returns: s.returns.slice(a, b - 1),
-      entropy: s.entropy.slice(a, b - 1),
       actionSlots: sliceOf(s.actionSlots, a, b - 1),
     }));
   });

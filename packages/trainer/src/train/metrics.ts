@@ -80,7 +80,7 @@ export function filterMetrics(filt: FilterResult): Record<string, number> {
 const masked = (samples: Sample[], field: (s: Sample) => readonly number[]) => samples.flatMap((s) => field(s).filter((_, t) => s.mask[t]));
 
 /**
- * Advantages, returns and entropy over the trained tokens; with a critic also its values and the share
+ * Advantages and returns over the trained tokens; with a critic also its values and the share
  * of the returns' variance they explain (1 − Var(R − V) / Var(R), 0 when the returns are constant).
  */
 export function advantageMetrics(samples: Sample[], withValues: boolean): Record<string, number> {
@@ -91,7 +91,6 @@ export function advantageMetrics(samples: Sample[], withValues: boolean): Record
       masked(samples, (s) => s.advantages),
     ),
     ...summarize('critic/returns', returns),
-    'actor/entropy': mean(masked(samples, (s) => s.entropy)),
   };
   if (withValues) {
     const vals = masked(samples, (s) => s.values!);

@@ -27,6 +27,8 @@ import type { RunStatus, TrainSink } from './sink.js';
 import { StepTimer } from './step-timer.js';
 import { stepSummary } from './step-summary.js';
 import { actorStep, criticStep } from './update.js';
+import { placeOldLogProbs, scoreOldLogProbs } from './old-log-probs.js';
+import { creditOnly } from './actor-rows.js';
 import { LearningWatch } from './warnings.js';
 
 /** Max padded tokens per forward pass when scoring or updating (bounds memory). */
@@ -312,32 +314,27 @@ export class TrainRun {
     return samples;
   }
 
-  /** 4. Old and reference log-probs (a KL in the reward is applied here), 5. critic values. */
+  /**
+   * 4. Reference log-probs, and old log-probs here only when the KL is in the reward (which needs
+   * them at every trained position; otherwise the update takes them, see `update`), 5. critic values.
+   */
   async score(samples: Sample[], step: number, timer: StepTimer, metrics: Record<string, number>): Promise<void> {
-    const { c, pool } = this;
-    const { policy, ref, critic } = this.learners;
+    const { c } = this;
+    const { ref, critic } = this.learners;
     const { padId } = this.o.base.tokenizer;
-    const temperature = c.rollout.temperature;
     await this.activity.begin('scoring', step, samples.length, 'samples');
     // the model sees each segment as the sequence it was sampled from
     const rows = segmentRows(samples);
-    await timer.time('old_log_prob', async () => {
-      const score = (xs: { ids: number[]; mask?: number[] }[]) => scoreSamples(policy, xs, padId, SCORE_TOKENS, temperature);
-      const s = pool ? await pool.score(policy, rows, padId, SCORE_TOKENS, temperature, score) : await score(rows);
-      const [logProbs, entropy] = [joinRows(samples, s.logProbs), joinRows(samples, s.entropy)];
-      samples.forEach((x, i) => ((x.oldLogProbs = logProbs[i]!), (x.entropy = entropy[i]!)));
-    });
     if (ref) {
       await timer.time('ref', async () => {
-        const s = joinRows(samples, (await scoreSamples(ref, rows, padId, SCORE_TOKENS, temperature)).logProbs);
+        const s = joinRows(samples, (await scoreSamples(ref, rows, padId, SCORE_TOKENS, c.rollout.temperature)).logProbs);
         samples.forEach((x, i) => (x.refLogProbs = s[i]!));
       });
-      const kl = c.ppo.kl;
-      const klVals = samples.map((s) =>
-        tf.tidy(() => Array.from(klEstimate(tf.tensor1d(s.oldLogProbs), tf.tensor1d(s.refLogProbs!), kl.type).dataSync())),
-      );
-      metrics['actor/kl_ref'] = mean(samples.flatMap((s, i) => klVals[i]!.filter((_, t) => s.mask[t])));
-      if (kl.in === 'reward') samples.forEach((s, i) => (s.klRewards = s.mask.map((m, t) => (m ? -kl.coef * klVals[i]![t]! : 0))));
+      if (c.ppo.kl.in === 'reward') {
+        this.entropyMetric(await this.scoreOld(samples, false, timer), metrics);
+        const klVals = this.refKl(samples, metrics);
+        samples.forEach((s, i) => (s.klRewards = s.mask.map((m, t) => (m ? -c.ppo.kl.coef * klVals[i]![t]! : 0))));
+      }
     }
     if (critic) {
       await timer.time('values', async () => {
@@ -348,28 +345,59 @@ export class TrainRun {
     this.activity.end();
   }
 
+  /** Old log-probs of `samples` (trimmed to their credit with `trim`) and the entropies of the scored positions. */
+  private scoreOld(samples: Sample[], trim: boolean, timer: StepTimer): Promise<number[]> {
+    const settings = { padId: this.o.base.tokenizer.padId, maxTokens: SCORE_TOKENS, temperature: this.c.rollout.temperature };
+    return timer.time('old_log_prob', () => scoreOldLogProbs(this.learners.policy, samples, trim, settings, this.pool));
+  }
+
+  /** `actor/entropy`: the old policy's mean entropy where the update reads its log-probs (none when it reads none). */
+  private entropyMetric(entropy: number[], metrics: Record<string, number>): void {
+    if (entropy.length) metrics['actor/entropy'] = mean(entropy);
+  }
+
+  /** The KL estimate between the old and the reference policy per position, and its mean over the trained ones (`actor/kl_ref`). */
+  private refKl(samples: Sample[], metrics: Record<string, number>): number[][] {
+    const type = this.c.ppo.kl.type;
+    const klVals = samples.map((s) =>
+      tf.tidy(() => Array.from(klEstimate(tf.tensor1d(s.oldLogProbs), tf.tensor1d(s.refLogProbs!), type).dataSync())),
+    );
+    metrics['actor/kl_ref'] = mean(samples.flatMap((s, i) => klVals[i]!.filter((_, t) => s.mask[t])));
+    return klVals;
+  }
+
   /** 6. Advantages and returns of the configured estimator. */
   async advantages(samples: Sample[], timer: StepTimer, metrics: Record<string, number>): Promise<void> {
     await timer.time('adv', async () => computeAdvantages(samples, this.c));
     Object.assign(metrics, advantageMetrics(samples, this.learners.critic !== null));
   }
 
-  /** 7. Critic and actor updates: ppo.epochs passes over shuffled mini-batches of whole trajectories. */
+  /**
+   * 7. Critic and actor updates: ppo.epochs passes over shuffled mini-batches of whole trajectories.
+   * Unless `score` took them, the old log-probs are taken here, before the first optimizer step:
+   * the first mini-batch's from its own forward pass (the weights are still those it was sampled
+   * with, as verl's on-policy update), the other mini-batches' scored only where the update reads them.
+   */
   async update(samples: Sample[], step: number, timer: StepTimer, metrics: Record<string, number>): Promise<void> {
     const { c, pool } = this;
-    const { policy, critic, actorOpt, criticOpt } = this.learners;
+    const { policy, critic, actorOpt, criticOpt, ref } = this.learners;
     const { padId } = this.o.base.tokenizer;
     const actorStats: Record<string, number[]> = {};
     const criticStats: Record<string, number[]> = {};
     const push = (into: Record<string, number[]>, k: string, v: number) => (into[k] ??= []).push(v);
     const perEpoch = Math.ceil(samples.length / c.ppo.miniBatchSize);
+    const oldScored = ref !== null && c.ppo.kl.in === 'reward';
+    let oldEntropy: number[] = [];
     await this.activity.begin('update', step, perEpoch * c.ppo.epochs, 'mini-batches');
     // a stop ends the update between micro-batches; the step goes on with the mini-batches applied so far
     updates: for (let epoch = 0; epoch < c.ppo.epochs; epoch++) {
       const order = this.rng.shuffle(samples);
+      const takeOld = epoch === 0 && !oldScored;
+      if (takeOld) oldEntropy = await this.scoreOld(order.slice(c.ppo.miniBatchSize), creditOnly(c), timer);
       for (let i = 0; i < order.length; i += c.ppo.miniBatchSize) {
         // mini-batches count trajectories; the model trains on their segments
-        const mini = segmentRows(order.slice(i, i + c.ppo.miniBatchSize));
+        const miniSamples = order.slice(i, i + c.ppo.miniBatchSize);
+        const mini = segmentRows(miniSamples);
         if (critic && criticOpt) {
           const r = await timer.time('update_critic', () => criticStep(critic, criticOpt, mini, c, padId, SCORE_TOKENS, this.o.signal));
           if (r.stopped) break updates;
@@ -379,8 +407,16 @@ export class TrainRun {
           push(criticStats, 'critic/skipped_steps', r.skipped);
         }
         if (this.cancelled()) break updates;
-        const r = await timer.time('update_actor', () => actorStep(policy, actorOpt, mini, c, padId, SCORE_TOKENS, pool, this.o.signal));
+        const onPolicy = takeOld && i === 0;
+        const r = await timer.time('update_actor', () =>
+          actorStep(policy, actorOpt, mini, c, padId, SCORE_TOKENS, pool, this.o.signal, { onPolicy }),
+        );
         if (r.stopped) break updates;
+        if (onPolicy) {
+          placeOldLogProbs(miniSamples, r.logProbs!);
+          this.entropyMetric([...oldEntropy, ...r.entropy!], metrics);
+          if (ref) this.refKl(samples, metrics);
+        }
         push(actorStats, 'actor/loss', r.loss);
         push(actorStats, 'actor/grad_norm', r.gradNorm);
         push(actorStats, 'actor/skipped_steps', r.skipped);

@@ -4,11 +4,11 @@ import { aggLoss, klEstimate, policyLossPerToken, valueLossPerToken } from '../a
 import type { Qwen2Model } from '../model/qwen2.js';
 import { packSequences, tokenLogProbs } from '../policy/score.js';
 import { AdamW, accumulateGradients } from './optimizer.js';
-import { chunkByTokens, padRows, type Sample } from './batch.js';
+import { chunkByTokens, padRows, unpackRows, type Sample } from './batch.js';
 import { yieldToEventLoop } from '../util/yield.js';
 import type { ComputePool } from '../parallel/pool.js';
 import { shareByCost } from '../parallel/shares.js';
-import { actorRows, addPartials, zeroPartials, type ActorLossSettings, type ActorPartials, type TrainRow } from './actor-rows.js';
+import { actorRows, addPartials, zeroPartials, type ActorLossSettings, type ActorShare, type TrainRow } from './actor-rows.js';
 
 export interface UpdateStats {
   loss: number;
@@ -17,6 +17,13 @@ export interface UpdateStats {
   extra: Record<string, number>;
   /** A stop request came between micro-batches: the gradients so far were dropped and no optimizer step was taken. */
   stopped?: boolean;
+  /**
+   * With `onPolicy`: each mini-batch row's log-probs under the weights before this step (target
+   * space, its full length; 0 past the credited positions the step scored, and for a row it skipped).
+   */
+  logProbs?: number[][];
+  /** With `onPolicy`: the entropies at the trained positions the step scored. */
+  entropy?: number[];
 }
 
 /** What an update step returns when a stop request cut it short: nothing applied, nothing to report. */
@@ -30,6 +37,11 @@ function disposeGradients(grads: Map<string, tf.Tensor>): UpdateStats {
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
+/** `x` with no gradient flowing back through it (tfjs has no stopGradient). */
+const detached = tf.customGrad(((x: tf.Tensor) => ({ value: x.clone(), gradFunc: (dy: tf.Tensor) => tf.zerosLike(dy) })) as never) as (
+  x: tf.Tensor2D,
+) => tf.Tensor2D;
+
 /** A micro-batch's token ids packed for the model (its trained positions listed), and per-token rows (mask, advantages, …) padded to the scored width. */
 function packMicroBatch(micro: Sample[], padId: number, ...rowsOf: ((s: Sample) => number[])[]) {
   const packed = packSequences(
@@ -42,7 +54,8 @@ function packMicroBatch(micro: Sample[], padId: number, ...rowsOf: ((s: Sample) 
 
 /**
  * Gradients of the actor loss on `rows`, summed into `grads` micro-batch by micro-batch. Null when
- * `signal` was aborted between two micro-batches (the sums are then partial).
+ * `signal` was aborted between two micro-batches (the sums are then partial). With `s.onPolicy`
+ * the rows' `oldLogProbs` are not read: the pass's own log-probs stand for them and are returned.
  */
 export async function accumulateActorGradients(
   policy: Qwen2Model,
@@ -53,8 +66,9 @@ export async function accumulateActorGradients(
   microBatchSize: number,
   grads: Map<string, tf.Tensor>,
   signal?: AbortSignal,
-): Promise<ActorPartials | null> {
+): Promise<ActorShare | null> {
   const acc = zeroPartials();
+  const scored = s.onPolicy ? new Map<TrainRow, { logProbs: number[]; entropy: number[] }>() : null;
   for (const micro of chunkByTokens(rows, maxTokens, microBatchSize, policy.config.num_attention_heads)) {
     await yieldToEventLoop();
     if (signal?.aborted) return null;
@@ -73,6 +87,7 @@ export async function accumulateActorGradients(
     const [mask, oldLp, adv] = packedRows.rows as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
     const ref = packedRows.rows[3] ?? null;
     const parts: tf.Scalar[] = [];
+    const kept: { logProbs?: tf.Tensor2D; entropy?: tf.Tensor2D } = {};
     acc.loss += await accumulateGradients(
       () =>
         tf.tidy(() => {
@@ -81,7 +96,9 @@ export async function accumulateActorGradients(
             temperature: s.temperature,
             only: packed.scored,
           });
-          const pl = policyLossPerToken(logProbs, oldLp, adv, { clipLow: s.clipLow, clipHigh: s.clipHigh, dualClip: s.dualClip });
+          if (scored) [kept.logProbs, kept.entropy] = [tf.keep(logProbs), tf.keep(entropy!)];
+          const old = scored ? detached(logProbs) : oldLp;
+          const pl = policyLossPerToken(logProbs, old, adv, { clipLow: s.clipLow, clipHigh: s.clipHigh, dualClip: s.dualClip });
           const pg = agg(pl.loss, mask);
           const ent = agg(entropy!, mask);
           let total = pg.sub(ent.mul(s.entropyCoef));
@@ -92,7 +109,7 @@ export async function accumulateActorGradients(
           }
           const tm = (x: tf.Tensor) => x.mul(mask).sum().div(s.scoredTokens);
           parts.push(
-            ...[pg, tm(pl.clipped), tm(pl.dualClipped), tm(oldLp.sub(logProbs)), klTerm, tm(entropy!)].map((x) => tf.keep(x as tf.Scalar)),
+            ...[pg, tm(pl.clipped), tm(pl.dualClipped), tm(old.sub(logProbs)), klTerm, tm(entropy!)].map((x) => tf.keep(x as tf.Scalar)),
           );
           return total as tf.Scalar;
         }),
@@ -106,9 +123,18 @@ export async function accumulateActorGradients(
     acc.kl += vals[3]!;
     acc.klRef += vals[4]!;
     acc.ent += vals[5]!;
-    tf.dispose([...parts, packed.ids, packed.mask, packed.targetMask, ...packedRows.rows]);
+    if (scored && kept.logProbs && kept.entropy) {
+      const lp = unpackRows((await kept.logProbs.data()) as Float32Array, micro, packedRows.width);
+      const ent = unpackRows((await kept.entropy.data()) as Float32Array, micro, packedRows.width);
+      micro.forEach((r, i) => scored.set(r, { logProbs: lp[i]!, entropy: ent[i]!.filter((_, t) => r.mask[t]) }));
+    }
+    tf.dispose([...parts, packed.ids, packed.mask, packed.targetMask, ...packedRows.rows, ...Object.values(kept)]);
   }
-  return acc;
+  return {
+    partials: acc,
+    logProbs: scored && rows.map((r) => scored.get(r)!.logProbs),
+    entropy: scored && rows.flatMap((r) => scored.get(r)!.entropy),
+  };
 }
 
 /**
@@ -116,6 +142,8 @@ export async function accumulateActorGradients(
  * With a compute pool, the rows are shared out by cost and the workers' gradients summed in.
  * `signal` is checked between micro-batches, by every participant: once aborted, the step is
  * dropped (`stopped`), so a cancel waits for one micro-batch, not for the whole update.
+ * `onPolicy`: the mini-batch's old log-probs were not scored; the step takes them from its own
+ * forward pass (the weights are those the rows were sampled with) and returns them (`logProbs`).
  */
 export async function actorStep(
   policy: Qwen2Model,
@@ -126,17 +154,19 @@ export async function actorStep(
   maxTokens: number,
   pool: ComputePool | null = null,
   signal?: AbortSignal,
+  { onPolicy = false }: { onPolicy?: boolean } = {},
 ): Promise<UpdateStats> {
   if (signal?.aborted) return STOPPED;
-  const { rows, settings } = actorRows(mini, c);
+  const { rows, settings } = actorRows(mini, c, onPolicy);
   const grads = new Map<string, tf.Tensor>();
   const shares = pool ? shareByCost(rows, pool.size + 1) : [rows];
   const remote = pool ? pool.actorGradients(policy, shares.slice(1), settings, padId, maxTokens, c.ppo.microBatchSize, signal) : null;
-  const acc = await accumulateActorGradients(policy, shares[0]!, settings, padId, maxTokens, c.ppo.microBatchSize, grads, signal);
+  const own = await accumulateActorGradients(policy, shares[0]!, settings, padId, maxTokens, c.ppo.microBatchSize, grads, signal);
   // the workers' gradients are awaited even after a stop: they stop too, and must be free for the next request
   const parts = remote ? await remote.into(grads) : [];
-  if (!acc || parts.includes(null)) return disposeGradients(grads);
-  for (const part of parts) addPartials(acc, part!);
+  if (!own || parts.includes(null)) return disposeGradients(grads);
+  const acc = own.partials;
+  for (const part of parts) addPartials(acc, part!.partials);
   // a mini-batch without credit still steps (momentum and weight decay move on, as with zero gradients)
   if (!rows.length) for (const v of policy.trainableVariables()) grads.set(v.name, tf.zerosLike(v));
   const step = await opt.step(grads);
@@ -145,7 +175,20 @@ export async function actorStep(
     gradNorm: step.gradNorm,
     skipped: step.applied ? 0 : 1,
     extra: { pg_loss: acc.pg, pg_clipfrac: acc.clip, pg_clipfrac_lower: acc.clipLow, ppo_kl: acc.kl, kl_loss: acc.klRef, entropy: acc.ent },
+    ...(onPolicy ? onPolicyAnswers(mini, shares, [own, ...parts.map((p) => p!)]) : {}),
   };
+}
+
+/** Each mini-batch row's log-probs from the shares' answers, at full length (0 past what was scored), and their entropies. */
+function onPolicyAnswers(mini: Sample[], shares: TrainRow[][], answers: ActorShare[]): { logProbs: number[][]; entropy: number[] } {
+  const logProbs = mini.map((s) => new Array<number>(s.mask.length).fill(0));
+  shares.forEach((share, k) =>
+    share.forEach((r, i) => {
+      const lp = answers[k]!.logProbs![i]!;
+      for (let t = 0; t < lp.length; t++) logProbs[r.at]![t] = lp[t]!;
+    }),
+  );
+  return { logProbs, entropy: answers.flatMap((a) => a.entropy!) };
 }
 
 /** One optimizer step of the critic (clipped value loss, token mean); `signal` as for the actor. */
