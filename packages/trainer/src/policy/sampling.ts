@@ -16,16 +16,19 @@ export function sampleToken(logits: Float32Array | number[], temperature: number
   const n = logits.length;
   let max = -Infinity;
   for (let i = 0; i < n; i++) if (logits[i]! > max) max = logits[i]!;
+  // one exponential per logit for both: with d = l − max, z = Σ e^d and p = e^d / z, H = log z − Σ p·d
   let z = 0;
-  for (let i = 0; i < n; i++) z += Math.exp(logits[i]! - max);
-  const logZ = max + Math.log(z);
-  let entropy = 0;
+  let weighted = 0;
   let argmax = 0;
   for (let i = 0; i < n; i++) {
-    const lp = logits[i]! - logZ;
-    entropy -= Math.exp(lp) * lp;
+    const d = logits[i]! - max;
+    const e = Math.exp(d);
+    z += e;
+    if (e > 0) weighted += e * d;
     if (logits[i]! > logits[argmax]!) argmax = i;
   }
+  const logZ = max + Math.log(z);
+  const entropy = Math.log(z) - weighted / z;
   if (temperature <= 0) return { token: argmax, logProb: logits[argmax]! - logZ, entropy };
 
   const scaled = scratch(n);
