@@ -330,7 +330,7 @@ export class TrainRun {
         const s = joinRows(samples, (await scoreSamples(ref, rows, padId, SCORE_TOKENS, c.rollout.temperature)).logProbs);
         samples.forEach((x, i) => (x.refLogProbs = s[i]!));
       });
-      if (c.ppo.kl.in === 'reward') {
+      if (this.oldLogProbsFirst()) {
         this.entropyMetric(await this.scoreOld(samples, false, timer), metrics);
         const klVals = this.refKl(samples, metrics);
         samples.forEach((s, i) => (s.klRewards = s.mask.map((m, t) => (m ? -c.ppo.kl.coef * klVals[i]![t]! : 0))));
@@ -343,6 +343,11 @@ export class TrainRun {
       });
     }
     this.activity.end();
+  }
+
+  /** A KL in the reward needs the old log-probs at every trained position before the advantages: `score` takes them then. */
+  private oldLogProbsFirst(): boolean {
+    return this.learners.ref !== null && this.c.ppo.kl.in === 'reward';
   }
 
   /** Old log-probs of `samples` (trimmed to their credit with `trim`) and the entropies of the scored positions. */
@@ -386,13 +391,12 @@ export class TrainRun {
     const criticStats: Record<string, number[]> = {};
     const push = (into: Record<string, number[]>, k: string, v: number) => (into[k] ??= []).push(v);
     const perEpoch = Math.ceil(samples.length / c.ppo.miniBatchSize);
-    const oldScored = ref !== null && c.ppo.kl.in === 'reward';
     let oldEntropy: number[] = [];
     await this.activity.begin('update', step, perEpoch * c.ppo.epochs, 'mini-batches');
     // a stop ends the update between micro-batches; the step goes on with the mini-batches applied so far
     updates: for (let epoch = 0; epoch < c.ppo.epochs; epoch++) {
       const order = this.rng.shuffle(samples);
-      const takeOld = epoch === 0 && !oldScored;
+      const takeOld = epoch === 0 && !this.oldLogProbsFirst();
       if (takeOld) oldEntropy = await this.scoreOld(order.slice(c.ppo.miniBatchSize), creditOnly(c), timer);
       for (let i = 0; i < order.length; i += c.ppo.miniBatchSize) {
         // mini-batches count trajectories; the model trains on their segments
