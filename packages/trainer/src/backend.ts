@@ -111,10 +111,32 @@ async function tryWasm(): Promise<Tried> {
     const dir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
     wasm.setWasmPaths(dir + path.sep);
     if (!(await tf.setBackend('wasm'))) return 'the wasm backend failed to start';
+    reserveWasmHeap(trainerSettings().STARPO_WASM_HEAP_MB);
     return { name: 'wasm', device: 'wasm SIMD (1 thread)', gpu: false };
   } catch {
     return 'the wasm backend failed to load';
   }
+}
+
+/** The exports of tfjs-backend-wasm's module that grow its heap (emscripten's allocator). */
+interface WasmHeap {
+  HEAPU8: Uint8Array;
+  _malloc(bytes: number): number;
+  _free(ptr: number): void;
+}
+
+/**
+ * Grow the wasm heap to `mb` MiB once, at start-up. Grown a step at a time instead (dozens of
+ * times in a first quick-cpu step), each growth counts as new external memory to V8, which answers
+ * with a full garbage collection. The pages are not touched until a tensor uses them.
+ */
+function reserveWasmHeap(mb: number): void {
+  const heap = (tf.backend() as unknown as { wasm: WasmHeap }).wasm;
+  const bytes = mb * 2 ** 20;
+  if (bytes <= heap.HEAPU8.length) return;
+  // one block of the whole size: the heap then holds at least that much whatever was in use
+  const ptr = heap._malloc(bytes);
+  if (ptr) heap._free(ptr);
 }
 
 async function useCpu(): Promise<BackendInfo> {

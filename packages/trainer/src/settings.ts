@@ -20,6 +20,12 @@ export const trainerVars = {
     min: 1,
     description: 'OpenBLAS threads per compute thread (the compute pool already gives each core its own thread)',
   }),
+  STARPO_WASM_HEAP_MB: envVar.int({
+    default: 512,
+    min: 0,
+    description:
+      "the wasm backend's heap in MiB, grown once at start-up (memory is taken only as tensors use it); growing it step by step costs a full garbage collection each time",
+  }),
   STARPO_BASES_DIR: describedDefault(
     envVar.text({ description: 'where the shipped bases (starpo-base/…) live' }),
     'models/bases/ of the repository',
