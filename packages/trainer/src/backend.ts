@@ -111,11 +111,11 @@ async function tryWasm(): Promise<Tried> {
     const dir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm'));
     wasm.setWasmPaths(dir + path.sep);
     if (!(await tf.setBackend('wasm'))) return 'the wasm backend failed to start';
-    reserveWasmHeap(trainerSettings().STARPO_WASM_HEAP_MB);
-    return { name: 'wasm', device: 'wasm SIMD (1 thread)', gpu: false };
   } catch {
     return 'the wasm backend failed to load';
   }
+  reserveWasmHeap(trainerSettings().STARPO_WASM_HEAP_MB);
+  return { name: 'wasm', device: 'wasm SIMD (1 thread)', gpu: false };
 }
 
 /** The exports of tfjs-backend-wasm's module that grow its heap (emscripten's allocator). */
