@@ -27,8 +27,9 @@ export function sampleToken(logits: Float32Array | number[], temperature: number
     if (e > 0) weighted += e * d;
     if (logits[i]! > logits[argmax]!) argmax = i;
   }
-  const logZ = max + Math.log(z);
-  const entropy = Math.log(z) - weighted / z;
+  const logSum = Math.log(z);
+  const logZ = max + logSum;
+  const entropy = logSum - weighted / z;
   if (temperature <= 0) return { token: argmax, logProb: logits[argmax]! - logZ, entropy };
 
   const scaled = scratch(n);

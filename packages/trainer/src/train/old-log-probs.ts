@@ -31,21 +31,24 @@ export async function scoreOldLogProbs(
   let k = 0;
   const entropy: number[] = [];
   const full = segments.map((seg, i) => {
-    const out = new Array<number>(seg.mask.length).fill(0);
-    if (!wanted[i]) return out;
+    if (!wanted[i]) return toLength(seg.mask.length, []);
     const [lp, ent, mask] = [scored.logProbs[k]!, scored.entropy[k]!, rows[k]!.mask];
     k++;
-    for (let t = 0; t < lp.length; t++) {
-      out[t] = lp[t]!;
-      if (mask[t]) entropy.push(ent[t]!);
-    }
-    return out;
+    for (let t = 0; t < ent.length; t++) if (mask[t]) entropy.push(ent[t]!);
+    return toLength(seg.mask.length, lp);
   });
-  joinRows(samples, full).forEach((lp, i) => (samples[i]!.oldLogProbs = lp));
+  placeOldLogProbs(samples, full);
   return entropy;
 }
 
-/** Writes an on-policy actor step's log-probs (one full-length array per segment row of `samples`) into the samples. */
+/** A trimmed row's values at its segment's full length `n`: 0 past what was scored. */
+export function toLength(n: number, values: readonly number[]): number[] {
+  const out = new Array<number>(n).fill(0);
+  for (let t = 0; t < values.length; t++) out[t] = values[t]!;
+  return out;
+}
+
+/** Writes old log-probs (one full-length array per segment row of `samples`) into the samples. */
 export function placeOldLogProbs(samples: Sample[], rows: number[][]): void {
   joinRows(samples, rows).forEach((lp, i) => (samples[i]!.oldLogProbs = lp));
 }

@@ -6,6 +6,7 @@ import { packSequences, tokenLogProbs } from '../policy/score.js';
 import { AdamW, accumulateGradients } from './optimizer.js';
 import { chunkByTokens, padRows, unpackRows, type Sample } from './batch.js';
 import { yieldToEventLoop } from '../util/yield.js';
+import { toLength } from './old-log-probs.js';
 import type { ComputePool } from '../parallel/pool.js';
 import { shareByCost } from '../parallel/shares.js';
 import { actorRows, addPartials, zeroPartials, type ActorLossSettings, type ActorShare, type TrainRow } from './actor-rows.js';
@@ -181,13 +182,8 @@ export async function actorStep(
 
 /** Each mini-batch row's log-probs from the shares' answers, at full length (0 past what was scored), and their entropies. */
 function onPolicyAnswers(mini: Sample[], shares: TrainRow[][], answers: ActorShare[]): { logProbs: number[][]; entropy: number[] } {
-  const logProbs = mini.map((s) => new Array<number>(s.mask.length).fill(0));
-  shares.forEach((share, k) =>
-    share.forEach((r, i) => {
-      const lp = answers[k]!.logProbs![i]!;
-      for (let t = 0; t < lp.length; t++) logProbs[r.at]![t] = lp[t]!;
-    }),
-  );
+  const logProbs = mini.map((s) => toLength(s.mask.length, []));
+  shares.forEach((share, k) => share.forEach((r, i) => (logProbs[r.at] = toLength(mini[r.at]!.mask.length, answers[k]!.logProbs![i]!))));
   return { logProbs, entropy: answers.flatMap((a) => a.entropy!) };
 }
 
