@@ -5,6 +5,12 @@ import type { EnvSnapshot, ObservationParse } from './types.js';
 /** Largest boards any text parser accepts (the environments' own limits are lower). */
 export const MAX_BOARD_SIDE = 64;
 
+/** Every character (code point) of `row` is one of `symbols`. */
+function allIn(row: string, symbols: ReadonlySet<string>): boolean {
+  for (const ch of row) if (!symbols.has(ch)) return false;
+  return true;
+}
+
 /**
  * The last block of consecutive lines made only of `symbols` (spaces between symbols ignored),
  * so a board is found inside RAGEN's `State:` wrapper, under `Grid Map:` or above an
@@ -20,7 +26,7 @@ export function findSymbolBlock(text: string, symbols: ReadonlySet<string>): str
   };
   for (const line of lines) {
     const row = line.replace(/[ \t]+/g, '');
-    if (row.length > 0 && row.length <= MAX_BOARD_SIDE && [...row].every((ch) => symbols.has(ch))) current.push(row);
+    if (row.length > 0 && row.length <= MAX_BOARD_SIDE && allIn(row, symbols)) current.push(row);
     else close();
   }
   close();

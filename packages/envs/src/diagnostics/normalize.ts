@@ -5,6 +5,7 @@
  */
 
 import type { EnvSnapshot } from '../types.js';
+import { Rewrite } from './required-text.js';
 
 /** The environments a think text can be about: every kind of stored snapshot. */
 export type EnvKind = EnvSnapshot['env'];
@@ -180,12 +181,14 @@ const NUMBER_WORD = new RegExp(`\\b(${Object.keys(NUMBER_WORDS).join('|')})\\b`,
 
 /** Entity rules must not match inside a token they already produced ("@box"). */
 const notInToken = (rules: Rule[]): Rule[] => rules.map(([re, to]) => [new RegExp(`(?<![@\\w])${re.source}`, re.flags), to]);
-const SOKOBAN = notInToken(SOKOBAN_RULES);
-const LAKE = notInToken(LAKE_RULES);
+const compile = (rules: Rule[]): Rewrite[] => rules.map(([re, to]) => new Rewrite(re, to));
+const COMMON = compile(COMMON_RULES);
+const SOKOBAN = compile(notInToken(SOKOBAN_RULES));
+const LAKE = compile(notInToken(LAKE_RULES));
 
-function applyRules(text: string, rules: Rule[]): string {
+function applyRules(text: string, rules: Rewrite[]): string {
   let s = text;
-  for (const [re, to] of rules) s = s.replace(re, to);
+  for (const rule of rules) s = rule.apply(s);
   return s;
 }
 
@@ -210,12 +213,12 @@ function trimSpan(text: string, start: number, end: number): [number, number] {
   return [start, end];
 }
 
-const LAKE_PLACES: Rule[] = [
+const LAKE_PLACES = compile([
   [/\b(?:the )?(?:top|upper|first|uppermost|topmost) (?:row|edge|border)\b/g, ' <0_x> '],
   [/\b(?:the )?(?:bottom|lower|last|lowest|bottommost) (?:row|edge|border)\b/g, ' <last_x> '],
   [/\b(?:the )?(?:left|leftmost|first) (?:column|col|edge|border)\b/g, ' <x_0> '],
   [/\b(?:the )?(?:right|rightmost|last) (?:column|col|edge|border)\b/g, ' <x_last> '],
-];
+]);
 
 const NO_CONVENTION: Convention = { xy: false, unclear: false };
 
@@ -240,7 +243,7 @@ function rewrite(text: string, env: EnvKind, conv: Convention): string {
   );
   let lowered = raw.toLowerCase().replace(NUMBER_WORD, (w) => String(NUMBER_WORDS[w]));
   if (env === 'frozenlake') lowered = applyRules(lowered, LAKE_PLACES);
-  let s = applyRules(lowered, COMMON_RULES);
+  let s = applyRules(lowered, COMMON);
   if (env === 'sokoban') s = applyRules(s, SOKOBAN);
   else if (env === 'frozenlake')
     s = applyRules(s, LAKE)
@@ -250,12 +253,9 @@ function rewrite(text: string, env: EnvKind, conv: Convention): string {
   return s;
 }
 
-const tokenize = (s: string) =>
-  s
-    .replace(/([,:=])/g, ' $1 ')
-    .replace(/[^\w@#+~<>,:='\s-]/g, ' ')
-    .split(/\s+/)
-    .filter(Boolean);
+/** Tokens: each , : = alone, else runs of word characters and @ # + ~ < > ' - (anything else separates). */
+const TOKEN = /[,:=]|[\w@#+~<>'-]+/g;
+const tokenize = (s: string): string[] => s.match(TOKEN) ?? [];
 
 export function normalizeSentence(text: string, env: EnvKind, conv: Convention = NO_CONVENTION): string[] {
   return tokenize(rewrite(text, env, conv));
