@@ -3,12 +3,14 @@ import {
   COUNT_STEPS_SQL,
   NUL_REPLACEMENT,
   diagnosticsSummary,
+  insertDiagnosedTrajectories,
   insertTrajectories,
   poolOf,
   pruneRun,
   rediagnoseStep,
   type BatchDiagnosis,
   type Db,
+  type StoredRow,
   type TrajectoryInput,
   type TurnInput,
 } from '../src/index.js';
@@ -97,6 +99,42 @@ describe('insertTrajectories', () => {
     const all = await ctx.db.trajectory.findMany({ where: { runId: ctx.runId }, include: { turns: { orderBy: { index: 'asc' } } } });
     expect(all).toHaveLength(1);
     expect(all[0]!.turns.map((u) => u.rawReply)).toEqual(['second', 'third']);
+  });
+});
+
+describe('insertDiagnosedTrajectories: rows that join a stored batch', () => {
+  const ctx = withRun();
+  /** Each call's rows as the checker got them; every turn's diagnostics name the think text they were found for. */
+  const calls: StoredRow[][] = [];
+  const checker = (rows: StoredRow[]): BatchDiagnosis => {
+    calls.push(rows);
+    return checked(rows.map((r) => ({ turns: r.turns.map((u) => ({ of: u.think })), flags: [] })));
+  };
+  const one = (k: number) => traj([turn({ think: `think ${k}` })], { indexInGroup: k });
+
+  it('hands the checker the stored rows with their diagnostics to keep; a re-check gets none', async () => {
+    await insertDiagnosedTrajectories(ctx.db, ctx.runId, [one(0)], checker);
+    await insertDiagnosedTrajectories(ctx.db, ctx.runId, [one(1)], checker);
+    await insertDiagnosedTrajectories(ctx.db, ctx.runId, [one(2)], checker);
+    const known = (rows: StoredRow[]) => rows.map((r) => [r.turns[0]!.think, r.turns[0]!.known ?? null]);
+    expect(calls.map(known)).toEqual([
+      [['think 0', null]],
+      [
+        ['think 0', { of: 'think 0' }],
+        ['think 1', null],
+      ],
+      [
+        ['think 0', { of: 'think 0' }],
+        ['think 1', { of: 'think 1' }],
+        ['think 2', null],
+      ],
+    ]);
+    await rediagnoseStep(ctx.db, ctx.runId, 1, 'train', checker);
+    expect(known(calls.at(-1)!)).toEqual([
+      ['think 0', null],
+      ['think 1', null],
+      ['think 2', null],
+    ]);
   });
 });
 

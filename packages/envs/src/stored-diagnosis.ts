@@ -29,6 +29,11 @@ export interface StoredTrajectory {
     effectiveCount: number;
     /** The state the turn saw; null when none is known (a text the server could not read), and the turn goes unchecked. */
     snapshot: EnvSnapshot | null;
+    /**
+     * The turn's diagnostics when they are already known (stored rows that new ones join): a turn's
+     * checks read only the turn, so they are kept, and only its template mark is judged again.
+     */
+    known?: TurnDiagnostics | null;
   }[];
 }
 
@@ -51,17 +56,19 @@ export function diagnoseStoredBatch(
   const turns = trajs.map((t) =>
     t.turns.map((turn, i) => {
       if (!turn.snapshot) return null;
-      const d = diagnoseTurn({
-        env: t.env,
-        think: turn.think,
-        formatOk: turn.formatOk,
-        answerActions: turn.parsedActions,
-        executed: turn.executed,
-        effectiveCount: turn.effectiveCount,
-        before: turn.snapshot,
-        after: i + 1 < t.turns.length ? t.turns[i + 1]!.snapshot : t.finalSnapshot,
-        actionWords: actionWords(turn.snapshot),
-      });
+      const d = turn.known
+        ? { ...turn.known, template: false }
+        : diagnoseTurn({
+            env: t.env,
+            think: turn.think,
+            formatOk: turn.formatOk,
+            answerActions: turn.parsedActions,
+            executed: turn.executed,
+            effectiveCount: turn.effectiveCount,
+            before: turn.snapshot,
+            after: i + 1 < t.turns.length ? t.turns[i + 1]!.snapshot : t.finalSnapshot,
+            actionWords: actionWords(turn.snapshot),
+          });
       if (turn.formatOk) stepTurns.push({ think: turn.think, state: turn.snapshot, diagnostics: d });
       return d;
     }),
@@ -84,16 +91,36 @@ export function diagnoseStoredBatch(
 /** A trajectory row read back from storage, whose snapshots are whatever was stored. */
 export interface UncheckedTrajectory extends Omit<StoredTrajectory, 'finalSnapshot' | 'turns'> {
   finalSnapshot: unknown;
-  turns: (Omit<StoredTrajectory['turns'][number], 'snapshot'> & { snapshot: unknown })[];
+  turns: (Omit<StoredTrajectory['turns'][number], 'snapshot' | 'known'> & { snapshot: unknown; known?: unknown })[];
 }
 
-/** `diagnoseStoredBatch` on stored rows: a snapshot that is not a drawable state of the trajectory's environment counts as unknown. */
+/** Stored diagnostics in the shape this checker writes (anything else is checked again). */
+function knownDiagnostics(x: unknown): TurnDiagnostics | null {
+  if (typeof x !== 'object' || x === null) return null;
+  const d = x as Partial<TurnDiagnostics>;
+  const shaped =
+    d.v === 1 &&
+    Array.isArray(d.claims) &&
+    Array.isArray(d.decided) &&
+    typeof d.contradicted === 'number' &&
+    typeof d.checkable === 'number' &&
+    typeof d.thinkAnswer === 'string' &&
+    typeof d.outcome === 'string' &&
+    typeof d.thinkWords === 'number' &&
+    typeof d.trivialThink === 'boolean';
+  return shaped ? (d as TurnDiagnostics) : null;
+}
+
+/**
+ * `diagnoseStoredBatch` on stored rows: a snapshot that is not a drawable state of the trajectory's
+ * environment counts as unknown, and known diagnostics not in this checker's shape are not reused.
+ */
 export function diagnoseStoredRows(trajs: UncheckedTrajectory[], prefix: string): ReturnType<typeof diagnoseStoredBatch> {
   return diagnoseStoredBatch(
     trajs.map((t) => ({
       ...t,
       finalSnapshot: validSnapshot(t.env, t.finalSnapshot),
-      turns: t.turns.map((u) => ({ ...u, snapshot: validSnapshot(t.env, u.snapshot) })),
+      turns: t.turns.map((u) => ({ ...u, snapshot: validSnapshot(t.env, u.snapshot), known: knownDiagnostics(u.known) })),
     })),
     prefix,
   );

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   FrozenLakeEnv,
   SokobanEnv,
+  diagnoseStoredRows,
   diagnoseTurn,
   diagnosticsMetrics,
   markTemplates,
@@ -256,6 +257,35 @@ describe('template collapse, reasoning-free success and step metrics', () => {
       after: null,
     });
     expect(d).toMatchObject({ claims: [], thinkAnswer: 'unknown', trivialThink: true });
+  });
+});
+
+describe('a batch that new rows join', () => {
+  const row = (state: EnvSnapshot, think: string, known?: unknown) => ({
+    env: 'sokoban',
+    success: false,
+    finalSnapshot: null,
+    turns: [{ think, formatOk: true, parsedActions: ['Up'], executed: ['Up'], effectiveCount: 1, snapshot: state, known }],
+  });
+
+  it("keeps a stored turn's diagnostics and judges only its template mark again", () => {
+    const a = sokoban(3);
+    const b = sokoban(1);
+    const think = 'The box is at (3, 2). I will go up.';
+    const alone = (state: EnvSnapshot) => diagnoseStoredRows([row(state, think)], 'train').results[0]!.turns[0]!;
+    // what an earlier check stored, told apart from what this checker finds by one field and a contradiction
+    const stored = { ...JSON.parse(JSON.stringify(alone(a))), thinkWords: 99, contradicted: 1 };
+    const { results } = diagnoseStoredRows([row(a, think, stored), row(b, think)], 'train');
+    expect(results[0]!.turns[0]).toEqual({ ...stored, template: true });
+    expect(results[1]!.turns[0]).toEqual({ ...alone(b), template: true });
+    expect(results[0]!.flags).toEqual(['hallucinated', 'template_collapse']);
+  });
+
+  it('checks a stored turn again when what is stored is not in the shape of its diagnostics', () => {
+    const a = sokoban(3);
+    const fresh = diagnoseStoredRows([row(a, 'I will go up.')], 'train').results[0]!.turns[0]!;
+    for (const stored of [null, {}, 'text', { ...fresh, v: 2 }, { ...fresh, claims: 'none' }])
+      expect(diagnoseStoredRows([row(a, 'I will go up.', stored)], 'train').results[0]!.turns[0]).toEqual(fresh);
   });
 });
 

@@ -10,8 +10,18 @@ export interface StoredRow {
   env: string;
   success: boolean;
   finalSnapshot: unknown;
-  turns: { think: string; formatOk: boolean; parsedActions: string[]; executed: string[]; effectiveCount: number; snapshot: unknown }[];
+  /** `known`: the turn's stored diagnostics, for the checker to keep (set only while new rows join a batch). */
+  turns: (CheckerTurn & { known?: unknown })[];
 }
+
+type CheckerTurn = {
+  think: string;
+  formatOk: boolean;
+  parsedActions: string[];
+  executed: string[];
+  effectiveCount: number;
+  snapshot: unknown;
+};
 
 /** What the checker finds in a batch: each trajectory's turn diagnostics and flags, and the batch's metrics. */
 export interface BatchDiagnosis {
@@ -68,7 +78,7 @@ export async function insertDiagnosedTrajectories(
   diagnose: BatchDiagnoser,
 ): Promise<{ accepted: number; diagnosed: number }> {
   if (!items.length) return { accepted: 0, diagnosed: 0 };
-  const { trajectories } = await diagnoseBatches(db, runId, items, [], diagnose);
+  const { trajectories } = await diagnoseBatches(db, runId, items, [], diagnose, { reuse: true });
   return { accepted: items.length, diagnosed: trajectories };
 }
 
@@ -83,7 +93,7 @@ export function rediagnoseStep(
   split: 'train' | 'val',
   diagnose: BatchDiagnoser,
 ): Promise<{ trajectories: number; hallucinated: number }> {
-  return diagnoseBatches(db, runId, [], [{ step, split }], diagnose);
+  return diagnoseBatches(db, runId, [], [{ step, split }], diagnose, { reuse: false });
 }
 
 /**
@@ -91,7 +101,9 @@ export function rediagnoseStep(
  * that `also` names), other than those `items` replace, are read back in one statement; each whole
  * batch is diagnosed in memory (template collapse is judged across it); `items` are written with
  * their diagnostics and only stored rows whose diagnostics changed are rewritten. The batches'
- * `…/diag/…` metrics are upserted after the commit, in one write.
+ * `…/diag/…` metrics are upserted after the commit, in one write. With `reuse`, stored rows keep
+ * their turns' diagnostics (only the template marks are judged again): a batch that a client sends
+ * one trajectory at a time is then checked once, not once per request.
  */
 async function diagnoseBatches(
   db: Db,
@@ -99,6 +111,7 @@ async function diagnoseBatches(
   items: TrajectoryInput[],
   also: { step: number; split: 'train' | 'val' }[],
   diagnose: BatchDiagnoser,
+  { reuse }: { reuse: boolean },
 ): Promise<{ trajectories: number; hallucinated: number }> {
   const batches = new Map<string, { step: number; split: 'train' | 'val'; rows: (StoredBatchRow | TrajectoryInput)[] }>();
   const batchOf = (t: { step: number; split: 'train' | 'val' }) => {
@@ -119,7 +132,12 @@ async function diagnoseBatches(
     // every batch is handed to the checker at once; each is stored as soon as its diagnosis is back
     const checked = keys.map((batch) => {
       batch.rows.sort((a, b) => a.group - b.group || a.indexInGroup - b.indexInGroup);
-      return settle(() => diagnose(batch.rows.map(checkerRow), batch.split));
+      return settle(() =>
+        diagnose(
+          batch.rows.map((row) => checkerRow(row, reuse)),
+          batch.split,
+        ),
+      );
     });
     for (const [b, batch] of keys.entries()) {
       const { results, metrics: values } = await unwrap(checked[b]!);
@@ -182,8 +200,8 @@ async function unwrap<T>(p: Promise<Settled<T>>): Promise<T> {
   return r.value;
 }
 
-/** A new or stored trajectory as the checker reads it. */
-function checkerRow(t: StoredBatchRow | TrajectoryInput): StoredRow {
+/** A new or stored trajectory as the checker reads it; a stored one with its diagnostics when they are to be kept. */
+function checkerRow(t: StoredBatchRow | TrajectoryInput, reuse: boolean): StoredRow {
   return {
     env: t.env,
     success: t.success,
@@ -195,6 +213,7 @@ function checkerRow(t: StoredBatchRow | TrajectoryInput): StoredRow {
       executed: 'executed' in u ? u.executed : u.validActions,
       effectiveCount: u.effectiveCount,
       snapshot: u.snapshot,
+      ...(reuse && 'executed' in u ? { known: u.diagnostics } : {}),
     })),
   };
 }
