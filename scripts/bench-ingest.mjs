@@ -17,6 +17,8 @@ const TRAJECTORIES = Number(process.env.BENCH_TRAJECTORIES ?? 1000);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 const TURNS = 5;
 const PER_STEP = 125; // a RAGEN-sized step batch (8 prompts × 16 rollouts = 128)
+/** BENCH_PER_REQUEST=n: at most n trajectories a request (a client that posts each episode as it ends: 1). */
+const PER_REQUEST = Math.min(1000, Number(process.env.BENCH_PER_REQUEST ?? 1000));
 const MAX_BYTES = 1_000_000;
 const log = (s) => process.stdout.write(`${s}\n`);
 
@@ -57,12 +59,12 @@ for (let i = 0; i < TRAJECTORIES; i++) {
   });
   states[i].push(env.snapshot());
 }
-/** Requests as the Python client makes them: in order, at most 1,000 items and 1 MB each. */
+/** Requests as the Python client makes them: in order, at most 1,000 items (or BENCH_PER_REQUEST) and 1 MB each. */
 const batches = [];
 for (const t of trajectories) {
   const size = JSON.stringify(t).length + 1;
   const last = batches.at(-1);
-  if (last && last.bytes + size < MAX_BYTES - 64 && last.items.length < 1000) {
+  if (last && last.bytes + size < MAX_BYTES - 64 && last.items.length < PER_REQUEST) {
     last.items.push(t);
     last.bytes += size;
   } else batches.push({ items: [t], bytes: size + 20 });
