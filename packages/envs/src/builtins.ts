@@ -3,7 +3,8 @@ import { bandit } from './bandit/index.js';
 import { frozenlake } from './frozenlake/index.js';
 import { sokoban } from './sokoban/index.js';
 
-// One line per environment.
+// One line per environment. Registering is this module's side effect: package.json's `sideEffects`
+// names it (and zod.js), so a bundler keeps it while dropping modules a page does not use.
 registerEnv(sokoban);
 registerEnv(frozenlake);
 registerEnv(bandit);
