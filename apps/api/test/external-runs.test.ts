@@ -1,3 +1,4 @@
+import { SokobanEnv, renderSokoban } from '@starpo/envs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply, signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
 
@@ -109,6 +110,78 @@ describe('external runs: boards from text, diagnostics at ingestion, config as s
       ['train/diag/template_rate', [[4, 1]]],
     ]);
     expect(await diag(split.id)).toEqual(await diag(whole.id));
+  });
+
+  it('stores the same checks, flags and step metrics however a batch is split into requests, in any order', async () => {
+    // 18 Sokoban episodes of 3 turns; think texts with true and false positions, and one text repeated at many boards
+    const env = new SokobanEnv({ observationFormat: 'grid_coord' });
+    const trajectories = Array.from({ length: 18 }, (_, i) => {
+      env.reset(500 + i);
+      const turns = Array.from({ length: 3 }, (_, k) => {
+        const s = env.snapshot();
+        const [br, bc] = s.boxes[0]!;
+        const action = env.actions[(i + k) % 4]!;
+        const think =
+          (i + k) % 5 === 0
+            ? 'I will push the box onto the target now.'
+            : `I am at (${s.player[0]}, ${s.player[1]}). The box is at (${br + (i % 3 === 0 ? 1 : 0)}, ${bc}). I go ${action.toLowerCase()}.`;
+        const observation = renderSokoban(s, 'grid_coord');
+        const reward = env.step(action).reward;
+        return { observation, ...reply(think, action), reward };
+      });
+      return { step: 2, group: Math.floor(i / 6), indexInGroup: i % 6, success: env.success, turns };
+    });
+    const chunked = (sizes: number[]) => {
+      const out: (typeof trajectories)[] = [];
+      for (let at = 0, k = 0; at < trajectories.length; at += sizes[k++ % sizes.length]!)
+        out.push(trajectories.slice(at, at + sizes[k % sizes.length]!));
+      return out;
+    };
+    const ways = {
+      whole: [trajectories],
+      oneByOne: chunked([1]),
+      uneven: chunked([4, 1, 7, 2]),
+      reversed: chunked([5, 3]).reverse(),
+    };
+    const stored: Record<string, unknown> = {};
+    for (const [name, requests] of Object.entries(ways)) {
+      const run = (await post('/api/runs', { name, external: true, config: { env: 'CoordSokoban' } }).expect(201)).body;
+      for (const body of requests) await post(`/api/runs/${run.id}/ingest/trajectories`, { trajectories: body }).expect(200);
+      const items = (
+        (await get(`/api/runs/${run.id}/trajectories?limit=100`).expect(200)).body.items as {
+          id: string;
+          group: number;
+          indexInGroup: number;
+        }[]
+      ).sort((a, b) => a.group - b.group || a.indexInGroup - b.indexInGroup);
+      const replays = await Promise.all(items.map(async (x) => (await get(`/api/trajectories/${x.id}`).expect(200)).body));
+      const metrics = (
+        (await get(`/api/runs/${run.id}/metrics?keys=train/diag/hallucination_rate,train/diag/template_rate`).expect(200)).body as {
+          key: string;
+          points: { step: number; value: number }[];
+        }[]
+      ).map((m) => [m.key, m.points.map((p) => [p.step, p.value])]);
+      // the summary's counts (its example turns are whichever were stored first)
+      const summary = JSON.parse(
+        JSON.stringify((await get(`/api/runs/${run.id}/diagnostics`).expect(200)).body, (k, v: unknown) =>
+          k === 'examples' ? undefined : v,
+        ),
+      );
+      stored[name] = {
+        trajectories: replays.map((r: { flags: string[]; hallucinated: boolean; turns: { diagnostics: unknown }[] }) => ({
+          flags: r.flags,
+          hallucinated: r.hallucinated,
+          turns: r.turns.map((u) => u.diagnostics),
+        })),
+        metrics,
+        summary,
+      };
+    }
+    const whole = stored.whole as { trajectories: { flags: string[] }[] };
+    // the batch has both kinds of flag, so the comparison is not between empty results
+    expect(whole.trajectories.filter((t) => t.flags.includes('hallucinated')).length).toBeGreaterThan(2);
+    expect(whole.trajectories.filter((t) => t.flags.includes('template_collapse')).length).toBeGreaterThan(2);
+    for (const name of Object.keys(ways)) expect(stored[name], name).toEqual(stored.whole);
   });
 
   it('stores the turns of an environment the server does not know as text', async () => {
