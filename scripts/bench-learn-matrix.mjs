@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, w
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { PRETRAIN_DEFAULTS } from '@starpo/contracts';
 import { streamSignals } from './learning-streams.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -48,8 +49,10 @@ const OPTIONS = {
   bases: { type: 'string', default: process.env.BASES || '3' },
   seeds: { type: 'string', default: process.env.SEEDS || '2' },
   steps: { type: 'string', default: process.env.STEPS || '80' },
-  dialogues: { type: 'string', default: process.env.DIALOGUES || '1200' },
-  epochs: { type: 'string', default: process.env.EPOCHS || '2' },
+  dialogues: { type: 'string', default: process.env.DIALOGUES || String(PRETRAIN_DEFAULTS.dialogues) },
+  epochs: { type: 'string', default: process.env.EPOCHS || String(PRETRAIN_DEFAULTS.epochs) },
+  'dagger-rounds': { type: 'string', default: process.env.DAGGER_ROUNDS || '0' },
+  imitation: { type: 'string', default: process.env.IMITATION || '0' },
   episodes: { type: 'string', default: process.env.EPISODES || '256' },
   reward: { type: 'string', default: process.env.REWARD || 'shaped' },
   size: { type: 'string', default: process.env.SIZE || 'tiny' },
@@ -68,7 +71,10 @@ const HELP = `npm run bench:learn-matrix -- [options]   (each option also reads 
   --bases N         fresh bases, pretrain seeds 0…N-1 (3)
   --seeds N         training seeds per base, training.seed 0…N-1 (2)
   --steps N         optimizer steps per run (80, quick-cpu's budget)
-  --dialogues N     teacher dialogues per base (1200, the pretrain default)   --epochs N (2)
+  --dialogues N     teacher dialogues per base (${PRETRAIN_DEFAULTS.dialogues}, the pretrain default)   --epochs N (${PRETRAIN_DEFAULTS.epochs})
+  --dagger-rounds N on-policy rounds of the bases' pretrain (0)
+  --imitation N     the imitation arm: instead of RL, each cell continues imitation from its base on N
+                    fresh clean dialogues (starpo pretrain --init); compare at equal wall time (0 = RL)
   --episodes N      validation seeds for the before/after evaluation (256)
   --reward R        shaped (quick-cpu) | sparse (rewardShaping none + StarPO-S, GRPO)
   --size S          model size: nano | tiny | small (tiny)       --pretrain-val N (64)
@@ -98,6 +104,8 @@ export function parseOptions(argv) {
     steps: int('steps', 1),
     dialogues: int('dialogues', 1),
     epochs: int('epochs', 1),
+    daggerRounds: int('dagger-rounds', 0),
+    imitation: int('imitation', 0),
     episodes: int('episodes', 1),
     pretrainVal: int('pretrain-val', 1),
     reward: values.reward,
@@ -105,7 +113,7 @@ export function parseOptions(argv) {
     workers: values.workers,
     backend: values.backend,
     basesDir: path.resolve(root, values['bases-dir']),
-    out: path.resolve(root, values.out ?? path.join('.data', 'learn-matrix', values.reward)),
+    out: path.resolve(root, values.out ?? path.join('.data', 'learn-matrix', Number(values.imitation) > 0 ? 'imitation' : values.reward)),
     set,
     only,
     dryRun: values['dry-run'],
@@ -134,10 +142,13 @@ export function summarize(o, runs) {
   const p = runs.reduce((a, r) => a + r.before, 0) / Math.max(1, runs.length);
   const summary = { runs: runs.length, medianGain: median(gains), worstGain: Math.min(...gains), bestGain: Math.max(...gains) };
   const lines = [
-    `# Learning matrix: quick-cpu, ${o.reward} reward`,
+    o.imitation > 0
+      ? `# Learning matrix: imitation arm, ${o.imitation} more clean dialogues`
+      : `# Learning matrix: quick-cpu, ${o.reward} reward`,
     '',
-    `Bases: ${o.bases} (pretrain seeds 0–${o.bases - 1}, ${o.dialogues} dialogues, ${o.epochs} epochs, ${o.size}); training seeds per base: ${o.seeds}; ` +
-      `budget: ${o.steps} optimizer steps; before and after on ${o.episodes} validation seeds (T 0.5).` +
+    `Bases: ${o.bases} (pretrain seeds 0–${o.bases - 1}, ${o.dialogues} dialogues, ${o.epochs} epochs, ${o.daggerRounds} on-policy rounds, ${o.size}); training seeds per base: ${o.seeds}; ` +
+      (o.imitation > 0 ? 'no RL: imitation continued from each base; ' : `budget: ${o.steps} optimizer steps; `) +
+      `before and after on ${o.episodes} validation seeds (T 0.5).` +
       (o.set.length || REWARD_SETS[o.reward].length ? ` Overrides: \`${[...REWARD_SETS[o.reward], ...o.set].join(' ')}\`.` : ''),
     '',
     '| base seed | train seed | before | after | gain (points) | steps | train wall time | s/step | Δ entropy, steps 1–10 | Δ think/answer mismatch, steps 1–10 |',
@@ -202,7 +213,8 @@ async function evaluate(o, model, json) {
 
 /** A fresh base: pretrained into a side folder and renamed when complete, so a killed pretrain is redone. */
 async function ensureBase(o, seed) {
-  const dir = path.join(o.basesDir, `sokoban-${o.size}-d${o.dialogues}-e${o.epochs}-s${seed}`);
+  const dagger = o.daggerRounds ? `-dag${o.daggerRounds}` : '';
+  const dir = path.join(o.basesDir, `sokoban-${o.size}-d${o.dialogues}-e${o.epochs}${dagger}-s${seed}`);
   if (existsSync(path.join(dir, 'model.safetensors'))) {
     console.log(`base ${seed}: ${path.relative(root, dir)} (exists)`);
     return dir;
@@ -227,6 +239,8 @@ async function ensureBase(o, seed) {
       String(o.pretrainVal),
       '--seed',
       String(seed),
+      '--dagger-rounds',
+      String(o.daggerRounds),
       '--backend',
       o.backend,
       '--out',
@@ -238,11 +252,52 @@ async function ensureBase(o, seed) {
   return dir;
 }
 
+/**
+ * The imitation arm of a cell: more imitation of the clean teacher from the same base, on fresh dialogues
+ * (a dialogue seed range of the training seed's own), then the same evaluation as an RL run.
+ */
+async function imitateOne(o, baseSeed, trainSeed, baseDir, before, dir, resultFile) {
+  const model = path.join(dir, 'model');
+  const t0 = Date.now();
+  if (!existsSync(path.join(model, 'model.safetensors'))) {
+    if (!o.dryRun) mkdirSync(dir, { recursive: true });
+    rmSync(`${model}.partial`, { recursive: true, force: true });
+    const args = ['pretrain', '--env', 'sokoban', '--init', baseDir, '--dialogues', String(o.imitation), '--epochs', '1'];
+    args.push('--seed', String(100 + trainSeed), '--val', String(o.pretrainVal), '--backend', o.backend, '--out', `${model}.partial`);
+    await sh(process.execPath, [STARPO, ...args], o.dryRun);
+    if (o.dryRun) return null;
+    renameSync(`${model}.partial`, model);
+    writeFileSync(path.join(dir, 'train-seconds'), String((Date.now() - t0) / 1000));
+  }
+  if (o.dryRun) return null;
+  const after = await evaluate(o, model, path.join(dir, 'eval-final.json'));
+  const record = {
+    baseSeed,
+    trainSeed,
+    base: path.relative(root, baseDir),
+    arm: 'imitation',
+    before,
+    after,
+    gainPoints: 100 * (after - before),
+    steps: 0,
+    dialogues: o.imitation,
+    status: 'succeeded',
+    stopReason: null,
+    trainSeconds: Number(readFileSync(path.join(dir, 'train-seconds'), 'utf8')),
+    episodes: o.episodes,
+    reward: o.reward,
+    overrides: [],
+  };
+  writeFileSync(resultFile, JSON.stringify(record, null, 2));
+  return record;
+}
+
 /** One training run and its evaluation; returns its record (read back when it finished before). */
 async function runOne(o, baseSeed, trainSeed, baseDir, before) {
   const dir = path.join(o.out, 'runs', `b${baseSeed}-t${trainSeed}`);
   const resultFile = path.join(dir, 'result.json');
   if (existsSync(resultFile)) return { ...readJson(resultFile), skipped: true };
+  if (o.imitation > 0) return imitateOne(o, baseSeed, trainSeed, baseDir, before, dir, resultFile);
   const trainDir = path.join(dir, 'train');
   const secondsFile = path.join(dir, 'train-seconds');
   const statusOf = () => (existsSync(path.join(trainDir, 'status.json')) ? readJson(path.join(trainDir, 'status.json')).status : null);
@@ -281,6 +336,7 @@ async function runOne(o, baseSeed, trainSeed, baseDir, before) {
     baseSeed,
     trainSeed,
     base: path.relative(root, baseDir),
+    arm: 'rl',
     before,
     after,
     gainPoints: 100 * (after - before),

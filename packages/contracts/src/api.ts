@@ -1,5 +1,5 @@
 import { z } from './zod.js';
-import { PRETRAIN_ENVS, STARPO_TINY_SIZES } from './bases.js';
+import { PRETRAIN_DEFAULTS, PRETRAIN_ENVS, STARPO_TINY_SIZES } from './bases.js';
 import { ROLES } from './roles.js';
 import { runProgressSchema } from './run-activity.js';
 import { EXTERNAL_FINAL_STATUSES, RUN_STATUSES } from './run-status.js';
@@ -386,14 +386,19 @@ export const createBaseModelSchema = z
       .max(100)
       .regex(/^[\w.-]+$/, 'letters, digits, _ . - only'),
     env: z.enum(PRETRAIN_ENVS),
-    size: z.enum(STARPO_TINY_SIZES).default('tiny'),
-    dialogues: z.number().int().min(10).max(20_000).default(1200),
-    epochs: z.number().int().min(1).max(20).default(2),
-    batchSize: z.number().int().min(1).max(256).default(4),
-    lr: z.number().positive().max(0.1).default(2e-3),
-    randomShare: z.number().min(0).max(1).default(0.15),
-    valSize: z.number().int().min(1).max(1000).default(64),
-    seed: z.number().int().min(0).default(0),
+    size: z.enum(STARPO_TINY_SIZES).default(PRETRAIN_DEFAULTS.size),
+    dialogues: z.number().int().min(10).max(50_000).default(PRETRAIN_DEFAULTS.dialogues),
+    epochs: z.number().int().min(1).max(20).default(PRETRAIN_DEFAULTS.epochs),
+    batchSize: z.number().int().min(1).max(256).default(PRETRAIN_DEFAULTS.batchSize),
+    lr: z.number().positive().max(0.1).default(PRETRAIN_DEFAULTS.lr),
+    randomShare: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(PRETRAIN_DEFAULTS.randomActionShare)
+      .describe("Share of the teacher's moves replaced at random (exploration; 0 = the clean solver)"),
+    valSize: z.number().int().min(1).max(1000).default(PRETRAIN_DEFAULTS.valSize),
+    seed: z.number().int().min(0).default(PRETRAIN_DEFAULTS.seed),
   })
   .strict();
 export type CreateBaseModelRequest = z.infer<typeof createBaseModelSchema>;

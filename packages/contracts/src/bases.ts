@@ -19,6 +19,24 @@ export interface ShippedBase {
 export const STARPO_TINY_SIZES = ['nano', 'tiny', 'small'] as const;
 export type StarpoTinySize = (typeof STARPO_TINY_SIZES)[number];
 
+/**
+ * What a warm-start pretrain (`starpo pretrain`, `POST /api/base-models`) uses unless told otherwise: the
+ * clean teacher (random moves are an opt-in exploration setting) and enough fresh dialogues for the
+ * model to approach it. The measurements behind these numbers: docs/results/bases.md.
+ */
+export const PRETRAIN_DEFAULTS = {
+  size: 'tiny' as StarpoTinySize,
+  dialogues: 8000,
+  epochs: 1,
+  // small steps: the same tokens, and attention learns to copy sooner
+  batchSize: 4,
+  microBatchTokens: 3072,
+  lr: 2e-3,
+  randomActionShare: 0,
+  valSize: 64,
+  seed: 0,
+};
+
 /** What a warm-start pretrain may train on: one built-in environment, or all of them (`mixed`). */
 export const PRETRAIN_ENVS = [...BUILTIN_ENV_NAMES, 'mixed'] as const;
 export type PretrainEnv = (typeof PRETRAIN_ENVS)[number];

@@ -125,6 +125,20 @@ const algorithmSchema = z
       .describe(
         "turn_return: a turn whose answer departs from its think text's decision (the reasoning checks' think/answer mismatch) gets no positive credit on any token, action words included",
       ),
+    solverDistill: z
+      .object({
+        coef: z
+          .number()
+          .min(0)
+          .max(100)
+          .default(0)
+          .describe(
+            "On-policy solver distillation: weight of a cross-entropy term, beside the RL loss, on the scripted teacher's reply at states the policy itself visited (DAgger's labels). 0 = off",
+          ),
+        turns: z.number().int().min(1).max(1024).default(32).describe('Visited states labelled per step (sampled from the rollout batch)'),
+      })
+      .strict()
+      .prefault({}),
     gigpo: z
       .object({
         stepWeight: z.number().min(0).default(1),

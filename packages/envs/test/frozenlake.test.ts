@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { FrozenLakeEnv, solveFrozenLake, solveSlipperyFrozenLake, type FrozenLakeSnapshot } from '../src/index.js';
+import {
+  FrozenLakeEnv,
+  lakeMove,
+  lakePlan,
+  parseFrozenLakeObservation,
+  solveFrozenLake,
+  solveSlipperyFrozenLake,
+  type FrozenLakeSnapshot,
+} from '../src/index.js';
 
 const lake = (map: string[], player: [number, number]): FrozenLakeSnapshot => ({
   env: 'frozenlake',
@@ -171,5 +179,33 @@ describe('frozenlake solvers', () => {
       if (env.success) randomWins++;
     }
     expect(wins / 2000).toBeGreaterThan(randomWins / 2000 + 0.2);
+  });
+
+  it('lakePlan: the shortest path on still ice; on slippery ice the value-iteration moves, the second from where the first was meant to land', () => {
+    const start = lake(MAP, [0, 0]);
+    expect(lakePlan(start, 1, 10, 2)).toEqual(solveFrozenLake(start)!.slice(0, 2));
+    const rate = 1 / 3;
+    const plan = lakePlan(start, rate, 10, 2)!;
+    expect(plan).toHaveLength(2);
+    expect(plan[0]).toBe(solveSlipperyFrozenLake(MAP, rate, 10).policy[0]);
+    const moves = ['Left', 'Down', 'Right', 'Up'];
+    const [r, c] = lakeMove(4, [0, 0], moves.indexOf(plan[0]!));
+    expect(plan[1]).toBe(solveSlipperyFrozenLake(MAP, rate, 9).policy[r * 4 + c]);
+    // one move left: a plan of one move next to the goal, none where the goal is out of reach
+    expect(lakePlan(lake(MAP, [3, 2]), rate, 1, 2)).toHaveLength(1);
+    expect(lakePlan(start, rate, 1, 2)).toBeNull();
+    expect(lakePlan(lake(MAP, [3, 3]), rate, 10, 2)).toBeNull();
+  });
+
+  it('grid_coord lists the player, the goal and the holes above the same grid, and reads back to the same board', () => {
+    const env = new FrozenLakeEnv({ map: MAP, observationFormat: 'grid_coord' });
+    const obs = env.reset(0);
+    const holes = MAP.flatMap((row, r) => [...row].flatMap((ch, c) => (ch === 'H' ? [`(${r}, ${c})`] : [])));
+    expect(obs).toContain('Player: (0, 0)');
+    expect(obs).toContain('Goal: (3, 3)');
+    expect(obs).toContain(`Holes: ${holes.join(', ')}`);
+    expect(obs.endsWith(new FrozenLakeEnv({ map: MAP }).reset(0))).toBe(true);
+    const back = parseFrozenLakeObservation(obs);
+    expect(back.ok && back.snapshot.player).toEqual([0, 0]);
   });
 });

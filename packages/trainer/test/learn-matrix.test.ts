@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PRETRAIN_DEFAULTS } from '@starpo/contracts';
 
 const script = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'scripts', 'bench-learn-matrix.mjs');
 const dir = mkdtempSync(path.join(tmpdir(), 'learn-matrix-'));
@@ -110,12 +111,34 @@ describe('bench:learn-matrix', () => {
   it('prints the plan of the full matrix in a dry run, with the sparse reward’s StarPO-S overrides', () => {
     const r = matrix(['--dry-run', '--reward', 'sparse', '--bases-dir', path.join(dir, 'dry-bases'), '--out', path.join(dir, 'dry')]);
     expect(r.status, r.text).toBe(0);
-    expect(r.text.match(/ pretrain --env sokoban --config tiny --dialogues 1200 --epochs 2 --val 64 --seed \d/g)).toHaveLength(3);
+    const { dialogues, epochs } = PRETRAIN_DEFAULTS;
+    const pretrains = new RegExp(
+      ` pretrain --env sokoban --config tiny --dialogues ${dialogues} --epochs ${epochs} --val 64 --seed \\d`,
+      'g',
+    );
+    expect(r.text.match(pretrains)).toHaveLength(3);
     const trains = r.text.match(/ train --preset quick-cpu .*/g) ?? [];
     expect(trains).toHaveLength(6);
     expect(trains[5]).toMatch(/--steps 80 .*training\.seed=1 env\.config\.rewardShaping=none .*filter\.ratio=0\.25/);
     expect(r.text.match(/ eval --model .* --episodes 256 /g)).toHaveLength(9);
     expect(existsSync(path.join(dir, 'dry-bases'))).toBe(false);
+  }, 60_000);
+
+  it('the imitation arm continues imitation from each base instead of RL', () => {
+    const r = matrix([
+      '--dry-run',
+      '--only',
+      'b1-t0',
+      '--imitation',
+      '3000',
+      '--bases-dir',
+      path.join(dir, 'dry-bases'),
+      '--out',
+      path.join(dir, 'dry-im'),
+    ]);
+    expect(r.status, r.text).toBe(0);
+    expect(r.text).not.toMatch(/ train --preset/);
+    expect(r.text).toMatch(/ pretrain --env sokoban --init \S+-s1 --dialogues 3000 --epochs 1 --seed 100 /);
   }, 60_000);
 
   it('runs only the cells --only names, with the extra overrides', () => {

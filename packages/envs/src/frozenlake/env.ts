@@ -24,6 +24,10 @@ export const frozenLakeConfigSchema = z
         'goal_distance adds shapingScale × (moves to the goal before − after) to each step reward, a hole counting one move per tile: potential-based shaping (Ng et al. 1999), which keeps the optimal policy',
       ),
     shapingScale: shapingScaleSchema,
+    observationFormat: z
+      .enum(['grid', 'grid_coord'])
+      .default('grid')
+      .describe("grid_coord lists the player's, the goal's and the holes' coordinates above the grid (as RAGEN's CoordFrozenLake)"),
     map: z
       .array(z.string().regex(/^[SFHG]+$/, 'a map row holds only S, F, H and G'))
       .min(2)
@@ -173,7 +177,7 @@ export class FrozenLakeEnv implements Env<FrozenLakeSnapshot> {
   }
 
   render(): string {
-    return renderFrozenLake(this.snapshot());
+    return renderFrozenLake(this.snapshot(), this.config.observationFormat);
   }
 
   restore(s: FrozenLakeSnapshot, seed = 0): void {
@@ -202,6 +206,19 @@ export function frozenLakeGrid(s: FrozenLakeSnapshot): string[] {
   );
 }
 
-export function renderFrozenLake(s: FrozenLakeSnapshot): string {
-  return frozenLakeGrid(s).join('\n');
+/** `grid`, or `grid_coord`: the cells a reply must reason about, as coordinates above the same grid (read as in Sokoban's grid_coord). */
+export function renderFrozenLake(s: FrozenLakeSnapshot, format: 'grid' | 'grid_coord' = 'grid'): string {
+  const grid = frozenLakeGrid(s).join('\n');
+  if (format === 'grid') return grid;
+  const cells = (ch: string) => s.map.flatMap((row, r) => [...row].flatMap((x, c) => (x === ch ? [`(${r}, ${c})`] : [])));
+  const holes = cells('H');
+  return [
+    'Coordinates: ',
+    `Board size: ${s.map.length} rows x ${s.map[0]!.length} cols (zero-indexed).`,
+    `Player: (${s.player[0]}, ${s.player[1]})`,
+    `Goal: ${cells('G').join(', ') || 'none'}`,
+    `Holes: ${holes.length ? holes.join(', ') : 'none'}`,
+    'Grid Map: ',
+    grid,
+  ].join('\n');
 }

@@ -73,3 +73,26 @@ export function solveSlipperyFrozenLake(map: string[], successRate: number, hori
   }
   return { values, policy };
 }
+
+/**
+ * Up to `moves` moves that maximise the chance of reaching the goal within `actionsLeft` moves on ice
+ * that keeps the intended direction with probability `successRate`: each the optimal first move of the
+ * finite-horizon value iteration, from where the moves before it were meant to land. On still ice
+ * (successRate 1) this is the shortest path's start.
+ */
+export function lakePlan(s: FrozenLakeSnapshot, successRate: number, actionsLeft: number, moves: number): string[] | null {
+  if (successRate >= 1) return solveFrozenLake(s)?.slice(0, moves) ?? null;
+  const size = s.map.length;
+  const plan: string[] = [];
+  let at: [number, number] = [s.player[0], s.player[1]];
+  for (let k = 0; k < moves && actionsLeft - k > 0; k++) {
+    const tile = s.map[at[0]]![at[1]];
+    if (tile === 'H' || tile === 'G') break;
+    const { values, policy } = solveSlipperyFrozenLake(s.map, successRate, actionsLeft - k);
+    const move = policy[at[0] * size + at[1]]!;
+    if (!move || (k === 0 && values[at[0] * size + at[1]]! <= 0)) break;
+    plan.push(move);
+    at = lakeMove(size, at, FROZENLAKE_ACTIONS.indexOf(move as (typeof FROZENLAKE_ACTIONS)[number]));
+  }
+  return plan.length ? plan : null;
+}

@@ -23,6 +23,16 @@ export function registerPretrainCommand(program: Command, out: (line: string) =>
     .option('--seed <n>', 'random seed', String(PRETRAIN_DEFAULTS.seed))
     .option('--obs <format>', "Sokoban observation format: grid | grid_coord (RAGEN HEAD's CoordSokoban)")
     .option('--env-config <json>', 'environment settings as JSON, e.g. \'{"map":["SFF","FHF","FFG"],"successRate":1}\'')
+    .option(
+      '--init <base>',
+      'continue from this base model (folder or name) instead of random weights; use another --seed for fresh dialogues',
+    )
+    .option(
+      '--dagger-rounds <n>',
+      'on-policy rounds after cloning: the model plays, the teacher labels the states it visited, one pass on them',
+      '0',
+    )
+    .option('--dagger-episodes <n>', 'episodes the model plays per round and environment', '2000')
     .option('--backend <name>', 'auto | tensorflow | webgpu | wasm | cpu', 'auto')
     .action(async (o: Record<string, string>) => {
       if (!(PRETRAIN_ENVS as readonly string[]).includes(o.env!)) throw new Error(`--env must be one of ${PRETRAIN_ENVS.join(', ')}`);
@@ -49,6 +59,9 @@ export function registerPretrainCommand(program: Command, out: (line: string) =>
           valSize: Number(o.val),
           seed: Number(o.seed),
           envConfig: Object.keys(envConfig).length ? envConfig : undefined,
+          init: o.init,
+          daggerRounds: Number(o.daggerRounds),
+          daggerEpisodes: Number(o.daggerEpisodes),
         },
         { phase: (n, t) => progress.phase(n, t), progress: (d, i) => progress.update(d, i), log: (m) => (progress.stop(), out(m)) },
       );

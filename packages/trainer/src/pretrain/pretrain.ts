@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs';
-import { buildRunConfig, type PretrainEnv } from '@starpo/contracts';
+import { PRETRAIN_DEFAULTS as CONTRACT_PRETRAIN_DEFAULTS, buildRunConfig, type PretrainEnv } from '@starpo/contracts';
 import { BUILTIN_ENV_NAMES, Rng } from '@starpo/envs';
 import { countParams, starpoTinyConfig, type StarpoTinySize } from '../model/config.js';
 import { Qwen2Model } from '../model/qwen2.js';
@@ -11,10 +11,16 @@ import type { Trajectory } from '../rollout/types.js';
 import { rolloutSettings } from '../rollout/settings.js';
 import { CompactTokenizer, buildCompactVocab } from '../tokenizer/compact-tokenizer.js';
 import { vocabularyCorpus } from './corpus.js';
+import { loadBaseModel } from '../bases/load.js';
+import { labelVisitedStates } from '../train/distill.js';
+
 import { supervisedTrain, type SftProgress } from './sft.js';
 import { TeacherResponder } from './teacher.js';
 
 export type { PretrainEnv } from '@starpo/contracts';
+
+/** Episodes per environment the model plays in each on-policy round. */
+const DAGGER_EPISODES = 2000;
 
 export interface PretrainOptions {
   env: PretrainEnv;
@@ -31,20 +37,22 @@ export interface PretrainOptions {
   seed: number;
   /** Sokoban's config for teacher dialogues and validation (default: the quick-cpu preset's, grid_coord). */
   envConfig?: Record<string, unknown>;
+  /**
+   * A base model folder (or name) to continue from instead of random weights: more imitation of the same
+   * teacher, the baseline every RL run is judged against at equal CPU time. Its size and tokenizer win.
+   */
+  init?: string;
+  /**
+   * On-policy rounds after the cloning (DAgger): the model plays `daggerEpisodes` fresh episodes per
+   * environment, the teacher labels every state it visited, and it trains one pass on those labels.
+   * Teacher dialogues never show a garbled earlier reply or a state off the teacher's path; these do.
+   */
+  daggerRounds?: number;
+  daggerEpisodes?: number;
 }
 
-export const PRETRAIN_DEFAULTS: Omit<PretrainOptions, 'env' | 'out'> = {
-  size: 'tiny',
-  dialogues: 1200,
-  epochs: 2,
-  // 600 small steps instead of 150 large ones: the same tokens, and attention learns to copy sooner
-  batchSize: 4,
-  microBatchTokens: 3072,
-  lr: 2e-3,
-  randomActionShare: 0.15,
-  valSize: 64,
-  seed: 0,
-};
+/** The defaults live in the contracts, shared with `POST /api/base-models`. */
+export const PRETRAIN_DEFAULTS: Omit<PretrainOptions, 'env' | 'out'> = CONTRACT_PRETRAIN_DEFAULTS;
 
 export interface PretrainEvents {
   phase?: (name: string, total?: number) => void;
@@ -93,8 +101,11 @@ export function replyStats(trajs: Trajectory[]): { formatRate: number; validRepl
 export async function pretrain(o: PretrainOptions, ev: PretrainEvents = {}): Promise<PretrainResult> {
   const t0 = performance.now();
   const envs = o.env === 'mixed' ? [...BUILTIN_ENV_NAMES] : [o.env];
-  const tokenizer = new CompactTokenizer(buildCompactVocab(vocabularyCorpus()));
-  const model = Qwen2Model.init(starpoTinyConfig(o.size, tokenizer.vocabSize), { seed: o.seed });
+  const start = o.init ? loadBaseModel(o.init, o.seed) : null;
+  if (start && start.meta.kind !== 'starpo-tiny') throw new Error(`--init needs a starpo-tiny base, not ${String(start.meta.kind)}`);
+  const tokenizer = start?.tokenizer ?? new CompactTokenizer(buildCompactVocab(vocabularyCorpus()));
+  const model = start?.model ?? Qwen2Model.init(starpoTinyConfig(o.size, tokenizer.vocabSize), { seed: o.seed });
+  const size = (start?.meta.size as StarpoTinySize | undefined) ?? o.size;
   const rng = new Rng(o.seed);
   const teacher = new TeacherResponder({ maxActionsPerTurn: 5, randomActionShare: o.randomActionShare });
 
@@ -128,18 +139,42 @@ export async function pretrain(o: PretrainOptions, ev: PretrainEvents = {}): Pro
   }
   const tokens = data.reduce((a, d) => a + d.ids.length, 0);
   ev.log?.(
-    `${data.length} dialogues, ${tokens} tokens (mean ${Math.round(tokens / data.length)}), model ${countParams(model.config)} parameters, vocabulary ${tokenizer.vocabSize}`,
+    `${data.length} dialogues, ${tokens} tokens (mean ${Math.round(tokens / Math.max(1, data.length))}), model ${countParams(model.config)} parameters, vocabulary ${tokenizer.vocabSize}`,
   );
 
   ev.phase?.('supervised training', Math.ceil(data.length / o.batchSize) * o.epochs);
-  const { finalLoss } = await supervisedTrain(
-    model,
-    data,
-    { epochs: o.epochs, batchSize: o.batchSize, microBatchTokens: o.microBatchTokens, lr: o.lr, weightDecay: 0.01, maxGradNorm: 1 },
-    tokenizer.padId,
-    rng,
-    (p: SftProgress) => ev.progress?.(p.step, { loss: p.loss.toFixed(3), 'tok/s': Math.round(p.tokensPerSecond) }),
-  );
+  const sft = {
+    epochs: o.epochs,
+    batchSize: o.batchSize,
+    microBatchTokens: o.microBatchTokens,
+    lr: o.lr,
+    weightDecay: 0.01,
+    maxGradNorm: 1,
+  };
+  const onStep = (p: SftProgress) => ev.progress?.(p.step, { loss: p.loss.toFixed(3), 'tok/s': Math.round(p.tokensPerSecond) });
+  let { finalLoss } = await supervisedTrain(model, data, sft, tokenizer.padId, rng, onStep);
+
+  for (let round = 1; round <= (o.daggerRounds ?? 0); round++) {
+    const episodes = o.daggerEpisodes ?? DAGGER_EPISODES;
+    ev.phase?.(`on-policy round ${round}: episodes`, episodes * envs.length);
+    const labelled: { ids: number[]; lossMask: number[] }[] = [];
+    const player = new PolicyResponder(model, tokenizer, { maxNewTokens: 96, temperature: 0.5, topP: 1, batchSize: 64 });
+    for (const env of envs) {
+      const envConfig = pretrainEnvConfig(env, o.envConfig);
+      const settings = rolloutSettingsFor(env);
+      // seeds apart from the teacher's dialogues and from validation (123…)
+      const seeds = Array.from({ length: episodes }, (_, i) => 5_000_000 + o.seed * 100_000 + round * 10_000 + i);
+      for (let i = 0; i < seeds.length; i += 64) {
+        const req = { env, envConfig, seeds: seeds.slice(i, i + 64), groupSize: 1, split: 'train' as const, settings };
+        const trajs = await rollout(req, player, tokenizer, rng);
+        labelled.push(...labelVisitedStates(trajs, { name: env, config: envConfig }, settings, tokenizer, rng).examples);
+        ev.progress?.(Math.min(seeds.length, i + 64));
+      }
+    }
+    ev.log?.(`on-policy round ${round}: ${labelled.length} visited states labelled by the teacher`);
+    ev.phase?.(`on-policy round ${round}: training`, Math.ceil(labelled.length / o.batchSize));
+    ({ finalLoss } = await supervisedTrain(model, labelled, { ...sft, epochs: 1 }, tokenizer.padId, rng, onStep));
+  }
 
   ev.phase?.('validation', o.valSize * envs.length);
   const success: Record<string, number> = {};
@@ -172,8 +207,9 @@ export async function pretrain(o: PretrainOptions, ev: PretrainEvents = {}): Pro
   };
   await saveModelDir(o.out, model, tokenizer, {
     kind: 'starpo-tiny',
-    size: o.size,
-    pretrain: { ...o, out: undefined, envConfig: o.env === 'mixed' ? undefined : pretrainEnvConfig(o.env, o.envConfig) },
+    size,
+    pretrain: { ...o, size, out: undefined, envConfig: o.env === 'mixed' ? undefined : pretrainEnvConfig(o.env, o.envConfig) },
+    ...(start ? { initPretrain: start.meta.pretrain } : {}),
     result,
     backend: tf.getBackend(),
   });

@@ -43,6 +43,41 @@ export function microBatches<T extends { ids: number[] }>(items: T[], maxTokens:
   return out;
 }
 
+/**
+ * Gradients of `weight` × the mean cross-entropy over the examples' loss-masked tokens, summed into
+ * `grads` micro-batch by micro-batch; returns that weighted loss.
+ */
+export async function accumulateCrossEntropy(
+  model: Qwen2Model,
+  examples: SftExample[],
+  padId: number,
+  maxTokens: number,
+  weight: number,
+  grads: Map<string, tf.Tensor>,
+): Promise<number> {
+  const vars = model.trainableVariables();
+  const totalTokens = examples.reduce((a, x) => a + x.lossMask.reduce((p, q) => p + q, 0), 0);
+  let loss = 0;
+  for (const micro of microBatches(examples, maxTokens)) {
+    const packed = packSequences(micro, padId);
+    loss += await accumulateGradients(
+      () =>
+        tf.tidy(() => {
+          const { logProbs } = tokenLogProbs(model, packed.ids, packed.mask, { entropy: false });
+          return logProbs
+            .mul(packed.targetMask)
+            .sum()
+            .neg()
+            .mul(weight / Math.max(1, totalTokens)) as tf.Scalar;
+        }),
+      vars,
+      grads,
+    );
+    tf.dispose([packed.ids, packed.mask, packed.targetMask]);
+  }
+  return loss;
+}
+
 /** Supervised fine-tuning: mean cross-entropy over the loss-masked (assistant) tokens. */
 export async function supervisedTrain(
   model: Qwen2Model,
@@ -69,26 +104,9 @@ export async function supervisedTrain(
         opt.setLearningRate(lr);
         const t0 = performance.now();
         const grads = new Map<string, tf.Tensor>();
-        const totalTokens = batch.reduce((a, i) => a + data[i]!.lossMask.reduce((x, y) => x + y, 0), 0);
-        let loss = 0;
-        let tokens = 0;
-        for (const micro of microBatches(
-          batch.map((i) => data[i]!),
-          s.microBatchTokens,
-        )) {
-          tokens += micro.reduce((a, x) => a + x.ids.length, 0);
-          const packed = packSequences(micro, padId);
-          loss += await accumulateGradients(
-            () =>
-              tf.tidy(() => {
-                const { logProbs } = tokenLogProbs(model, packed.ids, packed.mask, { entropy: false });
-                return logProbs.mul(packed.targetMask).sum().neg().div(totalTokens) as tf.Scalar;
-              }),
-            vars,
-            grads,
-          );
-          tf.dispose([packed.ids, packed.mask, packed.targetMask]);
-        }
+        const examples = batch.map((i) => data[i]!);
+        const tokens = examples.reduce((a, x) => a + x.ids.length, 0);
+        const loss = await accumulateCrossEntropy(model, examples, padId, s.microBatchTokens, 1, grads);
         await opt.step(grads);
         step++;
         emaLoss = Number.isNaN(emaLoss) ? loss : 0.9 * emaLoss + 0.1 * loss;

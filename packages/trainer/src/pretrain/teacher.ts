@@ -1,6 +1,7 @@
 import {
+  FrozenLakeEnv,
   describeOffset,
-  solveFrozenLake,
+  lakePlan,
   solveSokoban,
   type BanditSnapshot,
   type FrozenLakeSnapshot,
@@ -81,8 +82,10 @@ export class TeacherResponder implements Responder {
       actions = this.noisy(plan, r.env.actions, rng);
       think = sokobanThink(snap, actions);
     } else if (snap.env === 'frozenlake') {
-      // On slippery ice a plan goes stale after the first slip, so the teacher commits to at most two moves.
-      const plan = (solveFrozenLake(snap) ?? [rng.choice(r.env.actions)]).slice(0, Math.min(cap, 2));
+      // On slippery ice a plan goes stale after the first slip, so the teacher commits to at most two moves,
+      // each the move that maximises the chance of reaching the goal with the moves left (value iteration).
+      const successRate = r.env instanceof FrozenLakeEnv ? r.env.config.successRate : 1;
+      const plan = lakePlan(snap, successRate, r.actionsLeft, Math.min(cap, 2)) ?? [rng.choice(r.env.actions)];
       actions = this.noisy(plan, r.env.actions, rng);
       think = lakeThink(snap, actions);
     } else {

@@ -68,7 +68,7 @@ async function steps(run: TrainRun, o: TrainOptions, mark: (step: number, valida
       const samples = run.samples(trajs, filt, metrics);
       await run.score(samples, step, timer, metrics);
       await run.advantages(samples, timer, metrics);
-      await run.update(samples, step, timer, metrics);
+      await run.update(samples, step, timer, metrics, trajs);
     }
     let rule = await run.report(step, trajs, filt, metrics, timer);
     const outOfTime = run.outOfTime(step, timer);

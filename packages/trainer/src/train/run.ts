@@ -30,6 +30,7 @@ import { actorStep, criticStep } from './update.js';
 import { placeOldLogProbs, scoreOldLogProbs } from './old-log-probs.js';
 import { creditOnly } from './actor-rows.js';
 import { LearningWatch } from './warnings.js';
+import { distillExamples, shares } from './distill.js';
 
 /** Max padded tokens per forward pass when scoring or updating (bounds memory). */
 const SCORE_TOKENS = 4096;
@@ -383,7 +384,7 @@ export class TrainRun {
    * the first mini-batch's from its own forward pass (the weights are still those it was sampled
    * with, as verl's on-policy update), the other mini-batches' scored only where the update reads them.
    */
-  async update(samples: Sample[], step: number, timer: StepTimer, metrics: Record<string, number>): Promise<void> {
+  async update(samples: Sample[], step: number, timer: StepTimer, metrics: Record<string, number>, trajs: Trajectory[]): Promise<void> {
     const { c, pool } = this;
     const { policy, critic, actorOpt, criticOpt, ref } = this.learners;
     const { padId } = this.o.base.tokenizer;
@@ -391,6 +392,7 @@ export class TrainRun {
     const criticStats: Record<string, number[]> = {};
     const push = (into: Record<string, number[]>, k: string, v: number) => (into[k] ??= []).push(v);
     const perEpoch = Math.ceil(samples.length / c.ppo.miniBatchSize);
+    const distill = this.distillShares(trajs, perEpoch, metrics);
     let oldEntropy: number[] = [];
     await this.activity.begin('update', step, perEpoch * c.ppo.epochs, 'mini-batches');
     // a stop ends the update between micro-batches; the step goes on with the mini-batches applied so far
@@ -413,7 +415,10 @@ export class TrainRun {
         if (this.cancelled()) break updates;
         const onPolicy = takeOld && i === 0;
         const r = await timer.time('update_actor', () =>
-          actorStep(policy, actorOpt, mini, c, padId, SCORE_TOKENS, pool, this.o.signal, { onPolicy }),
+          actorStep(policy, actorOpt, mini, c, padId, SCORE_TOKENS, pool, this.o.signal, {
+            onPolicy,
+            distill: distill && { examples: distill[i / c.ppo.miniBatchSize]!, coef: c.algorithm.solverDistill.coef },
+          }),
         );
         if (r.stopped) break updates;
         if (onPolicy) {
@@ -438,6 +443,15 @@ export class TrainRun {
     Object.assign(metrics, updateMetrics({ ...actorStats, ...criticStats }));
     metrics['actor/lr'] = actorOpt.settings.lr;
     if (criticOpt) metrics['critic/lr'] = criticOpt.settings.lr;
+  }
+
+  /** With solver distillation on: the labelled turns of the batch, one share per mini-batch of an epoch (each epoch sees them all). */
+  private distillShares(trajs: Trajectory[], perEpoch: number, metrics: Record<string, number>) {
+    if (this.c.algorithm.solverDistill.coef <= 0 || !trajs.length) return null;
+    const d = distillExamples(trajs, this.c, this.settings, this.o.base.tokenizer, this.rng);
+    metrics['distill/solver_agreement'] = d.agreement;
+    metrics['distill/examples'] = d.examples.length;
+    return shares(d.examples, perEpoch);
   }
 
   /**

@@ -10,6 +10,7 @@ import { toLength } from './old-log-probs.js';
 import type { ComputePool } from '../parallel/pool.js';
 import { shareByCost } from '../parallel/shares.js';
 import { actorRows, addPartials, zeroPartials, type ActorLossSettings, type ActorShare, type TrainRow } from './actor-rows.js';
+import { accumulateCrossEntropy, type SftExample } from '../pretrain/sft.js';
 
 export interface UpdateStats {
   loss: number;
@@ -155,7 +156,7 @@ export async function actorStep(
   maxTokens: number,
   pool: ComputePool | null = null,
   signal?: AbortSignal,
-  { onPolicy = false }: { onPolicy?: boolean } = {},
+  { onPolicy = false, distill }: { onPolicy?: boolean; distill?: { examples: SftExample[]; coef: number } | null } = {},
 ): Promise<UpdateStats> {
   if (signal?.aborted) return STOPPED;
   const { rows, settings } = actorRows(mini, c, onPolicy);
@@ -168,14 +169,27 @@ export async function actorStep(
   if (!own || parts.includes(null)) return disposeGradients(grads);
   const acc = own.partials;
   for (const part of parts) addPartials(acc, part!.partials);
+  // the solver-distillation term joins the RL loss in the same optimizer step (on this thread)
+  const distillLoss =
+    distill && distill.examples.length
+      ? await accumulateCrossEntropy(policy, distill.examples, padId, maxTokens, distill.coef, grads)
+      : null;
   // a mini-batch without credit still steps (momentum and weight decay move on, as with zero gradients)
-  if (!rows.length) for (const v of policy.trainableVariables()) grads.set(v.name, tf.zerosLike(v));
+  if (!grads.size) for (const v of policy.trainableVariables()) grads.set(v.name, tf.zerosLike(v));
   const step = await opt.step(grads);
   return {
     loss: acc.loss,
     gradNorm: step.gradNorm,
     skipped: step.applied ? 0 : 1,
-    extra: { pg_loss: acc.pg, pg_clipfrac: acc.clip, pg_clipfrac_lower: acc.clipLow, ppo_kl: acc.kl, kl_loss: acc.klRef, entropy: acc.ent },
+    extra: {
+      pg_loss: acc.pg,
+      pg_clipfrac: acc.clip,
+      pg_clipfrac_lower: acc.clipLow,
+      ppo_kl: acc.kl,
+      kl_loss: acc.klRef,
+      entropy: acc.ent,
+      ...(distillLoss !== null ? { distill_loss: distillLoss / distill!.coef } : {}),
+    },
     ...(onPolicy ? onPolicyAnswers(mini, shares, [own, ...parts.map((p) => p!)]) : {}),
   };
 }
