@@ -29,6 +29,21 @@ describe('pretraining is deterministic', () => {
     240_000,
   );
 
+  it('with an on-policy round from an --init base: the same seed gives the same weights, and the round changed them', async () => {
+    await initBackend('wasm');
+    const init = path.join(dir, 'wasm-1');
+    const run = async (i: number) => {
+      const out = path.join(dir, `dagger-${i}`);
+      const o = { ...PRETRAIN_DEFAULTS, env: 'sokoban' as const, size: 'nano' as const, dialogues: 2, epochs: 1, valSize: 2, seed: 3, out };
+      const r = await pretrain({ ...o, init, daggerRounds: 1, daggerEpisodes: 3 });
+      return { weights: sha(path.join(out, 'model.safetensors')), loss: r.finalLoss };
+    };
+    const first = await run(1);
+    expect(Number.isFinite(first.loss)).toBe(true);
+    expect(await run(2)).toEqual(first);
+    expect(first.weights).not.toBe(sha(path.join(init, 'model.safetensors')));
+  }, 240_000);
+
   it('a model seed draws the same weights each time, and different seeds share no weight', async () => {
     await initBackend('cpu');
     const weights = (seed: number) => {
