@@ -111,13 +111,13 @@ export async function runWarningCodes(db: Db, runIds: string[]): Promise<Map<str
 }
 
 /** A queued run's place in the queue: the queued runs the workers will claim before it, plus one. */
-export async function queuePosition(db: Db, run: Pick<Run, 'id' | 'status' | 'createdAt'>): Promise<number | null> {
+export async function queuePosition(db: Db, run: Pick<Run, 'id' | 'status' | 'queuedAt'>): Promise<number | null> {
   if (run.status !== 'queued') return null;
   const ahead = await db.run.count({
     where: {
       status: 'queued',
       kind: { not: 'external' },
-      OR: [{ createdAt: { lt: run.createdAt } }, { createdAt: run.createdAt, id: { lt: run.id } }],
+      OR: [{ queuedAt: { lt: run.queuedAt } }, { queuedAt: run.queuedAt, id: { lt: run.id } }],
     },
   });
   return ahead + 1;
