@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +26,24 @@ describe.skipIf(!exe)('the dashboard under its Content Security Policy, in a rea
     browser = await launchChromium();
   });
   afterAll(() => stopStackAndBrowser(sys, browser, tmp));
+
+  it("lets scripts run only by a nonce of the response: no 'unsafe-inline', a fresh nonce per request, on every script of the page", async () => {
+    const ids = [randomUUID(), randomUUID()].join(',');
+    const nonces: string[] = [];
+    for (const page of ['/login', '/login', `/compare?runs=${ids}`]) {
+      const res = await fetch(`${sys.webUrl}${page}`);
+      const csp = res.headers.get('content-security-policy') ?? '';
+      const scriptSrc = /(?:^|;)\s*script-src ([^;]*)/.exec(csp)?.[1] ?? '';
+      expect(scriptSrc, csp).toMatch(/^'self' 'nonce-[A-Za-z0-9+/]+={0,2}'$/);
+      const nonce = /'nonce-([^']+)'/.exec(scriptSrc)![1]!;
+      // every script tag of the HTML, Next's own and the compare page's prefetch, carries this response's nonce
+      const tags = (await res.text()).match(/<script\b[^>]*>/g) ?? [];
+      expect(tags.length, page).toBeGreaterThan(page.startsWith('/compare') ? 1 : 0);
+      for (const tag of tags) expect(tag, page).toContain(`nonce="${nonce}"`);
+      nonces.push(nonce);
+    }
+    expect(new Set(nonces).size).toBe(nonces.length);
+  });
 
   it('sends CSP and frame headers, and the pages still hydrate, call the API and go live with no violation', async () => {
     const page = await browser.newPage();

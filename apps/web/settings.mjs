@@ -19,7 +19,8 @@ export const webEnv = defineSettings({
 /** The dashboard server's settings from `env`; throws a SettingsError naming each bad variable. */
 export function loadWebSettings(env = process.env) {
   const s = webEnv.parse(env);
-  return Object.freeze({ apiUrl: s.PUBLIC_API_URL ?? s.API_URL, dev: s.NODE_ENV !== 'production' });
+  // `next dev` sets development; a built dashboard runs as production, or as test under the test runner
+  return Object.freeze({ apiUrl: s.PUBLIC_API_URL ?? s.API_URL, dev: s.NODE_ENV === 'development' });
 }
 
 let current = null;

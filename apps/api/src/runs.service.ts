@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { ConflictException, ForbiddenException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { ConflictException, ForbiddenException, Inject, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import {
   PRESETS,
   buildRunConfig,
@@ -72,7 +73,10 @@ export class RunsService {
     @Inject(SETTINGS) private readonly settings: ApiSettings,
   ) {}
 
-  /** `idempotencyKey`: the Idempotency-Key header; with a key the team used within 24 h, that run is returned (`created: false`). */
+  /**
+   * `idempotencyKey`: the Idempotency-Key header. A key the caller (this API token, or this user's
+   * session) used within 24 h returns that run (`created: false`), or a 422 when its body differed.
+   */
   async create(actor: Actor, req: CreateRunRequest, idempotencyKey?: string): Promise<{ detail: RunDetail; created: boolean }> {
     if (idempotencyKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(idempotencyKey)) {
       throw new ValidationError([{ path: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
@@ -95,9 +99,18 @@ export class RunsService {
       notes: req.notes,
       ...columns,
     };
-    const { run, created } = idempotencyKey
-      ? await insertRunOnce(this.db, actor.teamId, idempotencyKey, data)
-      : { run: await insertRun(this.db, data), created: true };
+    const { run, created, sameBody } = idempotencyKey
+      ? await insertRunOnce(
+          this.db,
+          { teamId: actor.teamId, callerId: actor.tokenId ?? actor.userId, key: idempotencyKey, bodyHash: bodyHash(req) },
+          data,
+        )
+      : { run: await insertRun(this.db, data), created: true, sameBody: true };
+    if (!sameBody) {
+      // as the IETF Idempotency-Key draft asks: a reused key is refused, never answered with another request's run
+      const message = `Idempotency-Key "${idempotencyKey}" was used with a different request body within 24 h; send a new key for a new request`;
+      throw new UnprocessableEntityException({ error: 'idempotency_key_reused', message, details: [{ path: 'Idempotency-Key', message }] });
+    }
     if (created && run.kind !== 'external') await this.dispatch(run);
     return { detail: await this.detail(run), created };
   }
@@ -297,6 +310,15 @@ export class RunsService {
 }
 
 /** The run columns derived from its config (indexed for listing and routing). */
+/** sha256 of a request body with its objects' keys sorted, so a retry that orders them otherwise is the same request. */
+function bodyHash(body: unknown): string {
+  const sorted = (_: string, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v;
+  return createHash('sha256').update(JSON.stringify(body, sorted)).digest('hex');
+}
+
 function configColumns(config: RunConfig) {
   return {
     config: config as object,

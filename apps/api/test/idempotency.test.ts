@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
+import { joinAs, signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
 
 describe('POST /api/runs with an Idempotency-Key', () => {
   let t: TestApi;
@@ -32,13 +32,43 @@ describe('POST /api/runs with an Idempotency-Key', () => {
 
   it('a key is remembered for 24 h, then creates a new run', async () => {
     const first = await post('nightly').expect(201);
-    await t.db.runIdempotencyKey.update({
-      where: { teamId_key: { teamId: owner.teamId, key: 'nightly' } },
-      data: { createdAt: new Date(Date.now() - 25 * 3600_000) },
-    });
+    await t.db.runIdempotencyKey.updateMany({ where: { key: 'nightly' }, data: { createdAt: new Date(Date.now() - 25 * 3600_000) } });
     const next = await post('nightly').expect(201);
     expect(next.body.id).not.toBe(first.body.id);
     expect((await post('nightly').expect(200)).body.id).toBe(next.body.id);
+  });
+
+  it('the same key with a different body is a 422 naming the conflict, and creates nothing', async () => {
+    const first = await post('edited').expect(201);
+    const before = await t.db.run.count();
+    const res = await t.http
+      .post('/api/runs')
+      .set('Authorization', owner.auth)
+      .set('Idempotency-Key', 'edited')
+      .send({ ...body, name: 'another run' })
+      .expect(422);
+    expect(res.body).toEqual({
+      error: 'idempotency_key_reused',
+      message: expect.stringMatching(/different request body/),
+      details: [{ path: 'Idempotency-Key', message: expect.stringMatching(/different request body/) }],
+    });
+    expect(await t.db.run.count()).toBe(before);
+    // the first request sent again is still a replay
+    expect((await post('edited').expect(200)).body.id).toBe(first.body.id);
+  });
+
+  it("a key is its caller's: another member, or the same user signed in instead of using a token, gets a run of its own", async () => {
+    const member = await joinAs(t, owner, 'member', 'member@lab.test');
+    const members = await post('shared', member.auth).expect(201);
+    const owners = await post('shared').expect(201);
+    expect(owners.body.id).not.toBe(members.body.id);
+    const viaSession = await t.http.post('/api/runs').set('Cookie', owner.cookie).set('Idempotency-Key', 'shared').send(body).expect(201);
+    expect([members.body.id, owners.body.id]).not.toContain(viaSession.body.id);
+    // each caller's retry still gets its own run back
+    expect((await post('shared', member.auth).expect(200)).body.id).toBe(members.body.id);
+    expect((await post('shared').expect(200)).body.id).toBe(owners.body.id);
+    const again = await t.http.post('/api/runs').set('Cookie', owner.cookie).set('Idempotency-Key', 'shared').send(body).expect(200);
+    expect(again.body.id).toBe(viaSession.body.id);
   });
 
   it('the OpenAPI document lists the header', async () => {

@@ -41,6 +41,20 @@ describe('model.base is checked at launch, before any file is touched', () => {
     expect(await t.db.run.count()).toBe(0);
   });
 
+  it('refuses a starpo-tiny size that does not exist, naming the sizes there are', async () => {
+    for (const base of ['starpo-tiny/huge', 'starpo-tiny/__proto__', 'starpo-tiny/constructor', 'starpo-tiny/']) {
+      const res = await launch(base).expect(400);
+      expect(res.body, base).toEqual({
+        error: 'validation_failed',
+        message: expect.any(String),
+        details: [
+          { path: 'model.base', message: `"${base}" is not a starpo-tiny size: starpo-tiny/nano, starpo-tiny/tiny or starpo-tiny/small` },
+        ],
+      });
+    }
+    expect(await t.db.run.count()).toBe(0);
+  });
+
   it('accepts shipped bases, a random init, the team own base models and folders under a root', async () => {
     for (const base of ['starpo-base/sokoban-tiny', 'starpo-tiny/nano', 'our-base', `${root}/qwen`, `${root}/a/../b`]) {
       await launch(base).expect(201);

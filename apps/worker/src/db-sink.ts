@@ -123,6 +123,17 @@ export class DbSink implements TrainSink {
     await this.notify({ type: 'log', id: String(row.id) });
   }
 
+  /**
+   * A run's failure: its message goes to the run's log, which users read; the stack trace names
+   * server paths, so it goes to this worker's stderr only. Returns the message.
+   */
+  async failure(e: unknown): Promise<string> {
+    const message = e instanceof Error ? e.message : String(e);
+    console.error(`run ${this.runId} failed: ${e instanceof Error ? (e.stack ?? message) : message}`);
+    await this.log('error', message).catch(() => {});
+    return message;
+  }
+
   /** A warning is a `warn` log line with its code, so the run's warnings can be listed. */
   async warning(w: RunWarning): Promise<void> {
     await this.log('warn', `[${w.code}] step ${w.step}: ${w.message}`, w.code);

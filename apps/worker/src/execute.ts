@@ -103,8 +103,7 @@ async function executeTraining(
     }
   } catch (e) {
     if (isLeaseLost(e) || signal.reason === LEASE_LOST) throw e;
-    const message = (e as Error).message;
-    await sink.log('error', (e as Error).stack ?? message).catch(() => {});
+    const message = await sink.failure(e);
     await sink.status({ status: 'failed', step: run.currentStep, totalSteps: run.totalSteps, error: message });
     return { status: 'failed', step: run.currentStep, stopReason: message };
   }

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { settingsOrExit } from '@starpo/contracts';
-import { claimRun, createDb, releaseRun, RunQueue, startSweeper } from '@starpo/db';
+import { createDb, releaseRun, RunQueue, startSweeper, takeNextRun } from '@starpo/db';
 import { initBackend } from '@starpo/trainer';
 import { WORKER_SHUTDOWN } from './db-sink.js';
 import { executeRun, LEASE_LOST } from './execute.js';
@@ -64,15 +64,12 @@ process.on('SIGTERM', () => shutdown('SIGTERM'));
 let backoffMs = 500;
 while (!stopping) {
   try {
-    const job = await queue.fetch(backend.gpu);
+    const run = await takeNextRun(db, queue, me.id, backend.gpu);
     backoffMs = 500;
-    if (!job) {
+    if (!run) {
       await new Promise((r) => setTimeout(r, pollMs));
       continue;
     }
-    const run = await claimRun(db, job.runId, me.id, backend.gpu);
-    await queue.complete(job);
-    if (!run) continue; // cancelled, deleted or taken meanwhile: the row decides
     current = { id: run.id, lease: run.leaseEpoch };
     await db.worker.update({ where: { id: me.id }, data: { status: 'busy', currentRunId: run.id } });
     const result = await executeRun(db, run, abort.signal, (m) => console.log(m), {

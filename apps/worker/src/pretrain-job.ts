@@ -95,8 +95,7 @@ export async function executePretrain(db: Db, run: Run, log: (msg: string) => vo
     return { status: 'succeeded', step: final };
   } catch (e) {
     if (isLeaseLost(e)) throw e;
-    const message = (e as Error).message;
-    await sink.log('error', (e as Error).stack ?? message).catch(() => {});
+    const message = await sink.failure(e);
     await sink.status({ status: 'failed', step: 0, totalSteps: 0, error: message });
     return { status: 'failed', step: 0, stopReason: message };
   } finally {

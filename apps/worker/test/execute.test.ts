@@ -1,6 +1,6 @@
 import { buildRunConfig } from '@starpo/contracts';
 import { claimNextRun, latestCheckpointFiles, type Db } from '@starpo/db';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { executeRun } from '../src/execute.js';
 import { registerWorker } from '../src/registration.js';
 import { useWorkerDatabase } from './worker-db.js';
@@ -79,5 +79,31 @@ describe('worker executes a queued run through the database sink', () => {
       status: 'failed',
       error: expect.stringMatching(/is not a shipped base/),
     });
+  });
+
+  it("a failed run's log carries the error message, and its stack trace goes to the worker's stderr only", async () => {
+    const team = await db.team.create({ data: { name: 'lab3' } });
+    const config = buildRunConfig('starpo-s-grpo', { model: { base: '/no/such/model' } });
+    const run = await db.run.create({
+      data: {
+        teamId: team.id,
+        name: 'bad',
+        config: config as object,
+        environment: 'sokoban',
+        algorithm: 'grpo',
+        totalSteps: 1,
+        status: 'running',
+      },
+    });
+    const stderr = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect((await executeRun(db, run, new AbortController().signal, () => {})).status).toBe('failed');
+      const errors = await db.runLog.findMany({ where: { runId: run.id, level: 'error' } });
+      expect(errors.map((l) => l.message)).toEqual([expect.stringMatching(/^model\.base "\/no\/such\/model" is not a shipped base/)]);
+      expect(errors[0]!.message).not.toMatch(/^\s+at |file:\/\/|\/apps\/worker\//m);
+      expect(stderr.mock.calls.flat().join('\n')).toMatch(/^\s+at .*apps\/worker\//m);
+    } finally {
+      stderr.mockRestore();
+    }
   });
 });

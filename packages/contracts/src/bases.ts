@@ -18,6 +18,13 @@ export interface ShippedBase {
 /** The sizes of starpo-tiny that train from random weights (`starpo-tiny/<size>`; the trainer holds their shapes). */
 export const STARPO_TINY_SIZES = ['nano', 'tiny', 'small'] as const;
 export type StarpoTinySize = (typeof STARPO_TINY_SIZES)[number];
+const STARPO_TINY_BASES = STARPO_TINY_SIZES.map((size) => `starpo-tiny/${size}`);
+
+/** Why `base` cannot be loaded as a random init, or null: a `starpo-tiny/` name must be one of its sizes (else the worker would fail). */
+export function starpoTinyRefusal(base: string): string | null {
+  if (!base.startsWith('starpo-tiny/') || STARPO_TINY_BASES.includes(base)) return null;
+  return `"${base}" is not a starpo-tiny size: ${STARPO_TINY_BASES.slice(0, -1).join(', ')} or ${STARPO_TINY_BASES.at(-1)}`;
+}
 
 /**
  * What a warm-start pretrain (`starpo pretrain`, `POST /api/base-models`) uses unless told otherwise: the

@@ -264,7 +264,7 @@ export const ROUTES = {
     response: runDetailSchema,
     headers: {
       'Idempotency-Key':
-        'Up to 255 visible ASCII characters. A key the team used within 24 h creates nothing: the answer is 200 with that first run (header Idempotent-Replayed: true).',
+        'Up to 255 visible ASCII characters, one per request. A key the caller (this API token, or this user signed in) used within 24 h creates nothing: with the same body the answer is 200 with that first run (header Idempotent-Replayed: true), with another body 422 idempotency_key_reused.',
     },
   }),
   runs: route({

@@ -1,5 +1,6 @@
 import { z } from './zod.js';
 import { getEnvDefinition, listEnvs } from '@starpo/envs';
+import { starpoTinyRefusal } from './bases.js';
 
 /** Environment: name plus that environment's own config (validated by its registered schema). */
 export const envSelectionSchema = z
@@ -221,6 +222,10 @@ const modelSchema = z
     base: z
       .string()
       .min(1)
+      .superRefine((base, ctx) => {
+        const refused = starpoTinyRefusal(base);
+        if (refused) ctx.addIssue({ code: 'custom', message: refused });
+      })
       .default('starpo-tiny/tiny')
       .describe(
         'Base model: a shipped base (starpo-base/…), a base model of the team, an absolute folder under the MODEL_ROOTS the deployment sets, or starpo-tiny/<size> from scratch',

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { shippedBase } from '@starpo/contracts';
+import { shippedBase, starpoTinyRefusal } from '@starpo/contracts';
 import type { Db } from './client.js';
 import { dbSettings } from './settings.js';
 
@@ -27,7 +27,7 @@ const within = (root: string, p: string) => {
  * name, the database and the text of the path alone: no file is touched (the launch check).
  */
 export async function classifyModelBase(db: Db, teamId: string, base: string, roots = modelRoots()): Promise<ModelBaseRef | null> {
-  if (/^starpo-tiny\/\w+$/.test(base)) return { kind: 'scratch' };
+  if (base.startsWith('starpo-tiny/')) return starpoTinyRefusal(base) ? null : { kind: 'scratch' };
   if (shippedBase(base)) return { kind: 'shipped' };
   if (path.isAbsolute(base)) {
     const dir = path.resolve(base); // `..` folded away before the root check

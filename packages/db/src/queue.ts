@@ -1,5 +1,8 @@
 import PgBoss from 'pg-boss';
+import type { Db } from './client.js';
+import type { Run } from './generated/prisma/client.js';
 import { retryAttempts } from './retry.js';
+import { claimNextRun } from './run-state.js';
 
 /** Queues of run dispatches: GPU runs go to their own queue so only GPU workers take them. */
 export const RUN_QUEUES = { cpu: 'runs', gpu: 'runs-gpu' } as const;
@@ -86,4 +89,22 @@ export class RunQueue {
   async complete(job: RunJob): Promise<void> {
     await this.boss.complete(job.queue, job.jobId);
   }
+}
+
+/**
+ * A worker's next run, or null when no dispatch is waiting. A dispatch only wakes the worker: it
+ * claims the run of that dispatch's queue that joined the queue first, so a run requeued by a
+ * shutdown, whose new dispatch comes after those of runs queued meanwhile, keeps its place.
+ */
+export async function takeNextRun(db: Db, queue: RunQueue, workerId: string, hasGpu: boolean): Promise<Run | null> {
+  for (let job = await queue.fetch(hasGpu); job; job = await queue.fetch(hasGpu)) {
+    const gpu = job.queue === RUN_QUEUES.gpu;
+    const run = await claimNextRun(db, workerId, hasGpu, gpu);
+    await queue.complete(job);
+    if (!run) continue; // nothing of that queue is waiting: a stale dispatch
+    // the dispatch's own run, if it still waits, gets a new announcement: each queued run keeps one
+    if (run.id !== job.runId && (await db.run.count({ where: { id: job.runId, status: 'queued' } }))) await queue.dispatch(job.runId, gpu);
+    return run;
+  }
+  return null;
 }

@@ -90,15 +90,18 @@ async function claimed(db: Db, sql: string, ...params: unknown[]): Promise<Run |
 }
 
 /**
- * Atomically claim the oldest queued training run this worker may take, with FOR UPDATE SKIP
- * LOCKED so any number of workers can poll one database (polling without the queue).
+ * Atomically claim the queued training run this worker may take that joined the queue first
+ * (`queued_at`, which a requeue keeps), with FOR UPDATE SKIP LOCKED so any number of workers can
+ * poll one database. `gpuRuns`: only runs that need a GPU (true) or only those that do not (false).
  */
-export function claimNextRun(db: Db, workerId: string, hasGpu: boolean): Promise<Run | null> {
+export function claimNextRun(db: Db, workerId: string, hasGpu: boolean, gpuRuns?: boolean): Promise<Run | null> {
   return claimed(
     db,
-    `${CLAIM} WHERE id = (SELECT id FROM runs WHERE ${CLAIMABLE} ORDER BY created_at FOR UPDATE SKIP LOCKED LIMIT 1)`,
+    `${CLAIM} WHERE id = (SELECT id FROM runs WHERE ${CLAIMABLE} AND ($3::boolean IS NULL OR needs_gpu = $3)
+       ORDER BY queued_at, id FOR UPDATE SKIP LOCKED LIMIT 1)`,
     workerId,
     hasGpu,
+    gpuRuns ?? null,
   );
 }
 
@@ -198,11 +201,11 @@ export async function sweepStaleRuns(db: Db, staleAfterMs: number): Promise<Swee
   };
 }
 
-/** Queued runs (oldest first), for re-announcing dispatches that were lost. */
+/** Queued runs (first in the queue first), for re-announcing dispatches that were lost. */
 export async function queuedRuns(db: Db, limit = 100): Promise<{ id: string; needsGpu: boolean }[]> {
   return db.run.findMany({
     where: { status: prismaIn(RUN_TRANSITIONS.claim.from), kind: prismaIn(RUN_TRANSITIONS.claim.kinds) },
-    orderBy: { createdAt: 'asc' },
+    orderBy: [{ queuedAt: 'asc' }, { id: 'asc' }],
     take: limit,
     select: { id: true, needsGpu: true },
   });
@@ -242,12 +245,13 @@ export async function cancelRun(db: Db, run: { id: string; kind: RunKind }, by =
   return done;
 }
 
-/** Put a failed or cancelled worker's run back in the queue; false when it was in another status. */
+/** Put a failed or cancelled worker's run back in the queue, at its end; false when it was in another status. */
 export async function resumeRun(db: Db, runId: string): Promise<boolean> {
   const res = await db.run.updateMany({
     where: { id: runId, status: prismaIn(RUN_TRANSITIONS.resume.from), kind: prismaIn(RUN_TRANSITIONS.resume.kinds) },
     data: {
       status: 'queued',
+      queuedAt: new Date(),
       stopReason: null,
       error: null,
       finishedAt: null,

@@ -8,6 +8,8 @@ export interface Actor {
   role: RoleName;
   via: 'session' | 'token';
   sessionId?: string;
+  /** The API token's id, when it is the caller. */
+  tokenId?: string;
 }
 
 export const RANK = ROLE_RANK;

@@ -168,7 +168,7 @@ export class AuthService {
         t.lastUsedAt = new Date();
         await this.db.apiToken.update({ where: { id: t.id }, data: { lastUsedAt: t.lastUsedAt } });
       }
-      return { userId: t.userId, teamId: t.teamId, role: t.role, via: 'token' };
+      return { userId: t.userId, teamId: t.teamId, role: t.role, via: 'token', tokenId: t.id };
     }
     if (cookie) {
       const s = await this.db.session.findUnique({ where: { tokenHash: hashSecret(cookie) } });

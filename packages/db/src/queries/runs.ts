@@ -111,13 +111,13 @@ export async function runWarningCodes(db: Db, runIds: string[]): Promise<Map<str
 }
 
 /** A queued run's place in the queue: the queued runs the workers will claim before it, plus one. */
-export async function queuePosition(db: Db, run: Pick<Run, 'id' | 'status' | 'createdAt'>): Promise<number | null> {
+export async function queuePosition(db: Db, run: Pick<Run, 'id' | 'status' | 'queuedAt'>): Promise<number | null> {
   if (run.status !== 'queued') return null;
   const ahead = await db.run.count({
     where: {
       status: 'queued',
       kind: { not: 'external' },
-      OR: [{ createdAt: { lt: run.createdAt } }, { createdAt: run.createdAt, id: { lt: run.id } }],
+      OR: [{ queuedAt: { lt: run.queuedAt } }, { queuedAt: run.queuedAt, id: { lt: run.id } }],
     },
   });
   return ahead + 1;
@@ -162,37 +162,52 @@ export const IDEMPOTENCY_TTL_HOURS = 24;
 
 class KeyTaken extends Error {}
 
+/** An Idempotency-Key as its caller sent it: `callerId` is the API token's id, or the user's for a session. */
+export interface IdempotencyKey {
+  teamId: string;
+  callerId: string;
+  key: string;
+  /** sha256 of the request body: the same key with another body is refused, not replayed. */
+  bodyHash: string;
+}
+
 /**
- * Insert a run under an idempotency key of its team, or, when the key created a run within the
- * last IDEMPOTENCY_TTL_HOURS, return that one (`created: false`). The key is claimed in the run's
- * transaction, on the table's primary key, so two concurrent requests with one key create one run.
+ * Insert a run under its caller's idempotency key, or, when the key created a run within the last
+ * IDEMPOTENCY_TTL_HOURS, return that one (`created: false`, and `sameBody` false when that request's
+ * body differed). The key is claimed in the run's transaction, on the table's primary key, so two
+ * concurrent requests with one key create one run.
  */
 export async function insertRunOnce(
   db: Db,
-  teamId: string,
-  key: string,
+  k: IdempotencyKey,
   data: Prisma.RunUncheckedCreateInput,
-): Promise<{ run: Run; created: boolean }> {
+): Promise<{ run: Run; created: boolean; sameBody: boolean }> {
   try {
     const run = await db.$transaction(async (tx) => {
       const run = await tx.run.create({ data });
       const claimed = await tx.$queryRawUnsafe<{ run_id: string }[]>(
-        `INSERT INTO run_idempotency_keys (team_id, key, run_id) VALUES ($1::uuid, $2, $3::uuid)
-         ON CONFLICT (team_id, key) DO UPDATE SET run_id = excluded.run_id, created_at = now()
-           WHERE run_idempotency_keys.created_at < now() - make_interval(hours => $4)
+        `INSERT INTO run_idempotency_keys (team_id, caller_id, key, body_hash, run_id) VALUES ($1::uuid, $2::uuid, $3, $4, $5::uuid)
+         ON CONFLICT (team_id, caller_id, key) DO UPDATE SET run_id = excluded.run_id, body_hash = excluded.body_hash, created_at = now()
+           WHERE run_idempotency_keys.created_at < now() - make_interval(hours => $6)
          RETURNING run_id`,
-        teamId,
-        key,
+        k.teamId,
+        k.callerId,
+        k.key,
+        k.bodyHash,
         run.id,
         IDEMPOTENCY_TTL_HOURS,
       );
       if (claimed.length === 0) throw new KeyTaken(); // rolls the new run back
       return run;
     });
-    return { run, created: true };
+    return { run, created: true, sameBody: true };
   } catch (e) {
     if (!(e instanceof KeyTaken)) throw e;
-    const first = await db.runIdempotencyKey.findUniqueOrThrow({ where: { teamId_key: { teamId, key } }, include: { run: true } });
-    return { run: first.run, created: false };
+    const first = await db.runIdempotencyKey.findUniqueOrThrow({
+      where: { teamId_callerId_key: { teamId: k.teamId, callerId: k.callerId, key: k.key } },
+      include: { run: true },
+    });
+    // a key stored before bodies were hashed replays as it did then
+    return { run: first.run, created: false, sameBody: first.bodyHash === null || first.bodyHash === k.bodyHash };
   }
 }

@@ -44,7 +44,7 @@ export class ComputePool {
         if (!p) return;
         this.pending.delete(m.id);
         if (m.ok) p.resolve(m.result);
-        else p.reject(new Error(`compute worker: ${m.error}`));
+        else p.reject(Object.assign(new Error(`compute worker: ${m.error}`), m.stack ? { stack: `compute worker: ${m.stack}` } : {}));
       });
       w.on('error', (e) => this.failAll(e));
       w.on('exit', (code) => code !== 0 && this.failAll(new Error(`compute worker exited with code ${code}`)));

@@ -42,4 +42,4 @@ export type WorkerRequest =
   /** `masks`: each row's target-space loss mask where known (only those positions are then scored). */
   | { kind: 'score'; ids: number[][]; masks: (number[] | null)[]; padId: number; maxTokens: number; temperature: number };
 
-export type WorkerReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
+export type WorkerReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string; stack?: string };

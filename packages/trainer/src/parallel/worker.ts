@@ -80,7 +80,8 @@ parentPort!.on('message', (msg: WorkerRequest & { id: number }) => {
       reply = { id: msg.id, ok: true, result: r.result };
       transfer = r.transfer ?? [];
     } catch (e) {
-      reply = { id: msg.id, ok: false, error: e instanceof Error ? (e.stack ?? e.message) : String(e) };
+      // message and stack apart: the message may reach a run's log, the stack (server paths) may not
+      reply = { id: msg.id, ok: false, error: e instanceof Error ? e.message : String(e), stack: e instanceof Error ? e.stack : undefined };
     }
     try {
       parentPort!.postMessage(reply, transfer);
