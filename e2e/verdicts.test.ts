@@ -83,11 +83,12 @@ describe.skipIf(!exe)("a team's verdicts on the checker's flags, in a real brows
     });
   });
 
-  it('asks before marking an unflagged sentence missed', async () => {
+  it('asks before marking an unflagged sentence missed, and a note goes with one verdict only', async () => {
     const think = 'The box is at (1, 3). The player is at (1, 1).';
     const { trajectoryId } = await judgedTrajectory('noted', think);
     await page.goto(`${sys.webUrl}/trajectories/${trajectoryId}`);
     const rows = page.getByTestId('verdict-row');
+    const flagged = rows.filter({ hasText: 'The box is at (1, 3)' });
     const unflagged = rows.filter({ hasText: 'The player is at (1, 1)' });
     await expect.poll(() => unflagged.textContent()).toContain('not flagged');
     const verdicts = async () =>
@@ -101,9 +102,21 @@ describe.skipIf(!exe)("a team's verdicts on the checker's flags, in a real brows
     expect(await unflagged.getByTestId('confirm-missed').count()).toBe(0);
     expect(await verdicts()).toEqual([]);
 
+    // the note goes with the next verdict only: the box is cleared once it is recorded
+    const note = page.getByRole('textbox', { name: /note/i });
+    await note.fill('the box is at (2, 2)');
+    await flagged.getByRole('button', { name: 'flag right' }).click();
+    await expect.poll(() => flagged.getByTestId('verdict').textContent()).toContain('the box is at (2, 2)');
+    expect(await note.inputValue()).toBe('');
     await missed.click();
     await unflagged.getByRole('button', { name: 'yes, mark missed' }).click();
     await expect.poll(() => unflagged.getByTestId('verdict').textContent()).toContain('missed · ada@lab.test');
-    expect((await verdicts()).map((v) => v.flagged)).toEqual([false]);
+    expect(await unflagged.getByTestId('verdict').textContent()).not.toContain('the box is at (2, 2)');
+    expect((await verdicts()).map((v) => [v.flagged, v.note])).toEqual([
+      [true, 'the box is at (2, 2)'],
+      [false, null],
+    ]);
+    const line = (await exportedVerdicts()).find((l) => l.think === think)!;
+    expect(line.verdicts.map((v) => v.note)).toEqual(['the box is at (2, 2)', null]);
   });
 });

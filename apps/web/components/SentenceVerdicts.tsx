@@ -58,9 +58,12 @@ export function SentenceVerdicts({
   const why = denied(me, 'judge');
   const sentences = readSentences(claims);
   if (!sentences.length) return null;
-  const mark = (span: [number, number], verdict: 'right' | 'wrong') => {
+  const mark = async (span: [number, number], verdict: 'right' | 'wrong') => {
+    const sent = note;
     setConfirming(null);
-    return run(() => markVerdict.mutateAsync({ turn, span, verdict, ...(note ? { note } : {}) }));
+    // a note belongs to the verdict it was sent with: cleared once that one is stored (unless edited meanwhile)
+    if (await run(() => markVerdict.mutateAsync({ turn, span, verdict, ...(sent ? { note: sent } : {}) })))
+      setNote((n) => (n === sent ? '' : n));
   };
   return (
     <div className="verdicts" data-testid="verdicts">
@@ -120,7 +123,7 @@ export function SentenceVerdicts({
         })}
       </ul>
       <label>
-        Note with the next verdict <input value={note} onChange={(e) => setNote(e.target.value)} maxLength={2000} disabled={!!why} />
+        Note for the next verdict <input value={note} onChange={(e) => setNote(e.target.value)} maxLength={2000} disabled={!!why} />
       </label>
       {error ? <p className="error">{error}</p> : null}
     </div>
