@@ -1,0 +1,96 @@
+import { chmodSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumPath, pageFetch, startStackAndBrowser, stopStackAndBrowser, type Started } from './helpers.js';
+
+const exe = chromiumPath();
+
+/**
+ * The contrast ratio (WCAG) of an element's text on what is behind it: its colour, faded by its and its
+ * ancestors' opacity, over the first opaque background up the tree, with the translucent ones between.
+ */
+function textContrast(el: Element): number {
+  const rgba = (c: string) => {
+    const [r = 0, g = 0, b = 0, a = 1] = (c.match(/[\d.]+/g) ?? []).map(Number);
+    return { r, g, b, a };
+  };
+  const over = (top: ReturnType<typeof rgba>, under: ReturnType<typeof rgba>) => ({
+    r: top.r * top.a + under.r * (1 - top.a),
+    g: top.g * top.a + under.g * (1 - top.a),
+    b: top.b * top.a + under.b * (1 - top.a),
+    a: 1,
+  });
+  const layers: ReturnType<typeof rgba>[] = [];
+  let opacity = 1;
+  for (let n: Element | null = el; n; n = n.parentElement) {
+    const s = getComputedStyle(n);
+    opacity *= Number(s.opacity);
+    const bg = rgba(s.backgroundColor);
+    if (bg.a > 0) layers.push(bg);
+    if (bg.a >= 1) break;
+  }
+  let bg = { r: 255, g: 255, b: 255, a: 1 }; // the canvas, if no element paints one
+  for (const layer of layers.reverse()) bg = over(layer, bg);
+  const ink = rgba(getComputedStyle(el).color);
+  const text = over({ ...ink, a: ink.a * opacity }, bg);
+  const lum = (c: typeof bg) =>
+    [c.r, c.g, c.b]
+      .map((v) => v / 255)
+      .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4))
+      .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i]!, 0);
+  const [hi, lo] = [lum(text), lum(bg)].sort((a, b) => b - a);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
+
+const contrast = (l: Locator) => l.evaluate(textContrast);
+
+/** Small dashboard behaviours (pagers, form errors, titles, legends, warnings) in a real browser against the real stack. */
+describe.skipIf(!exe)('dashboard details in a real browser', { timeout: 300_000 }, () => {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'starpo-details-'));
+  chmodSync(tmp, 0o755);
+  let sys: Started;
+  let browser: Browser;
+  let page: Page;
+  const api = async (method: string, p: string, body?: unknown) => (await pageFetch(page, method, sys.apiUrl + p, body)).body as never;
+
+  beforeAll(async () => {
+    ({ sys, browser } = await startStackAndBrowser(tmp));
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(sys.webUrl);
+    await api('POST', '/api/auth/signup', { email: 'ada@lab.test', password: 'correct horse', name: 'Ada', teamName: 'lab' });
+  });
+  afterAll(() => stopStackAndBrowser(sys, browser, tmp));
+
+  it('shows the runs pager readable, enabled or not, in both themes at 1280 and 390 px, and pages with it', async () => {
+    // one more run than a page of the list holds (25)
+    for (let i = 1; i <= 26; i++) await api('POST', '/api/runs', { name: `run ${String(i).padStart(2, '0')}`, external: true, config: {} });
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const ctx = await browser.newContext({ colorScheme, storageState: await page.context().storageState() });
+      const p = await ctx.newPage();
+      for (const width of [1280, 390]) {
+        await p.setViewportSize({ width, height: 900 });
+        await p.goto(`${sys.webUrl}/`);
+        await expect.poll(() => p.getByTestId('run-row').count()).toBe(25);
+        const previous = p.getByRole('button', { name: '← Previous' });
+        const next = p.getByRole('button', { name: 'Next →' });
+        expect(await previous.isDisabled()).toBe(true);
+        expect(await next.isEnabled()).toBe(true);
+        for (const button of [previous, next]) {
+          expect(await button.isVisible()).toBe(true);
+          expect(await contrast(button), `${colorScheme} ${width} px ${await button.textContent()}`).toBeGreaterThanOrEqual(4.5);
+        }
+        await next.click();
+        await expect.poll(() => p.getByTestId('run-row').count()).toBe(1);
+        expect(await p.getByTestId('run-row').textContent()).toContain('run 01'); // newest first: the oldest is on page 2
+        expect(await next.isDisabled()).toBe(true);
+        expect(await contrast(next), `${colorScheme} ${width} px disabled Next`).toBeGreaterThanOrEqual(4.5);
+        expect(await contrast(previous), `${colorScheme} ${width} px enabled Previous`).toBeGreaterThanOrEqual(4.5);
+        await previous.click();
+        await expect.poll(() => p.getByTestId('run-row').count()).toBe(25);
+      }
+      await ctx.close();
+    }
+  });
+});
