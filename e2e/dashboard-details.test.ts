@@ -93,4 +93,31 @@ describe.skipIf(!exe)('dashboard details in a real browser', { timeout: 300_000 
       await ctx.close();
     }
   });
+
+  it('says once, with the JSON overrides, that a base they name is unknown, and the Base model list shows that base', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${sys.webUrl}/runs/new`);
+    await page.locator('details summary').click();
+    await page.fill('textarea[name=overrides]', '{"model": {"base": "nope"}}');
+    const base = page.locator('select[name=base]');
+    const chosen = () => base.evaluate((el: HTMLSelectElement) => el.selectedOptions[0]?.textContent);
+    await expect.poll(chosen).toBe('nope (from the JSON overrides)');
+    expect(await page.locator('.field', { has: base }).textContent()).toContain('JSON overrides, which win');
+
+    await page.getByRole('button', { name: 'Launch' }).click();
+    const overrides = page.locator('.field', { has: page.locator('textarea[name=overrides]') });
+    await expect.poll(() => overrides.locator('small.error').textContent()).toMatch(/^model\.base: "nope" is not a shipped base/);
+    // once: neither at the Base model list nor again under the form
+    expect(await page.locator('.field.invalid').count()).toBe(1);
+    expect(await page.getByTestId('submit-error').count()).toBe(0);
+    expect(await page.getByTestId('form-errors').count()).toBe(0);
+    expect((await page.locator('form').textContent())!.split('is not a shipped base').length).toBe(2);
+    expect(page.url()).toContain('/runs/new');
+
+    // a base picked from the list is written into the overrides, which keep winning
+    await base.selectOption('starpo-base/sokoban-tiny');
+    await expect.poll(() => page.locator('textarea[name=overrides]').inputValue()).toContain('"base": "starpo-base/sokoban-tiny"');
+    expect(await chosen()).toContain('starpo-base/sokoban-tiny');
+    await expect.poll(() => page.locator('.field.invalid').count()).toBe(0);
+  });
 });
