@@ -120,4 +120,39 @@ describe.skipIf(!exe)('dashboard details in a real browser', { timeout: 300_000 
     expect(await chosen()).toContain('starpo-base/sokoban-tiny');
     await expect.poll(() => page.locator('.field.invalid').count()).toBe(0);
   });
+
+  /** An external run with a few points of `keys` (steps 1–3); its id. */
+  const runWithMetrics = async (name: string, keys: Record<string, number[]>, config: object = {}): Promise<string> => {
+    const { id } = (await api('POST', '/api/runs', { name, external: true, config })) as { id: string };
+    const points = Object.entries(keys).flatMap(([key, values]) => values.map((value, i) => ({ key, step: i + 1, value })));
+    await api('POST', `/api/runs/${id}/ingest/metrics`, { points });
+    return id;
+  };
+
+  it('cuts a long run name short in the chart legends, with the whole label as the tooltip', async () => {
+    const long = 'a run whose name goes on and on '.repeat(4).trim();
+    const ids = [
+      await runWithMetrics(long, { 'train/success': [0.1, 0.2, 0.3] }),
+      await runWithMetrics('short', { 'train/success': [0.2, 0.2, 0.4] }),
+    ];
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(`${sys.webUrl}/compare?runs=${ids.join(',')}`);
+      const chart = page.getByTestId('chart').first();
+      await chart.locator('canvas').first().waitFor();
+      const label = (name: string) => chart.locator('.u-legend .u-series:not(.raw-series) .u-label', { hasText: `${name}: train/success` });
+      const cut = (name: string) => label(name).evaluate((el) => el.scrollWidth > el.clientWidth);
+      expect(await cut(long), `${width} px`).toBe(true);
+      expect(await label(long).evaluate((el) => getComputedStyle(el).textOverflow)).toBe('ellipsis');
+      expect(await label(long).getAttribute('title')).toBe(`${long}: train/success`);
+      expect(await cut('short')).toBe(false);
+      // every entry of the legend stays inside its chart (wrapped, not scrolled out of view)
+      const right = await chart.evaluate((el) => el.getBoundingClientRect().right);
+      const entries = await chart
+        .locator('.u-legend .u-series:not(.raw-series)')
+        .evaluateAll((rows) => rows.map((r) => r.getBoundingClientRect().right));
+      expect(entries).toHaveLength(3); // the x value and the two runs
+      for (const r of entries) expect(r, `${width} px`).toBeLessThanOrEqual(right);
+    }
+  });
 });

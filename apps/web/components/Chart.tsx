@@ -201,6 +201,8 @@ export function Chart({
       if (plot.current || !near || !w) return;
       plot.current = new uPlot({ ...opts, width: w }, latestData.current(), box);
       showOnly(plot.current, latestHidden.current); // the settings may have changed since `opts`
+      // the CSS cuts long legend labels short: the whole label is their tooltip
+      for (const label of box.querySelectorAll('.u-legend .u-label')) label.setAttribute('title', label.textContent ?? '');
     };
     const resize = new ResizeObserver(([entry]) => {
       w = fit(entry!.contentRect.width, width);
