@@ -46,6 +46,20 @@ function textContrast(el: Element): number {
 
 const contrast = (l: Locator) => l.evaluate(textContrast);
 
+/** The character before each place where an element's text goes on to a new line. */
+function charsBeforeBreaks(el: Element): string[] {
+  const range = document.createRange();
+  const chars: { c: string; top: number }[] = [];
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode())
+    for (let i = 0; i < n.textContent!.length; i++) {
+      range.setStart(n, i);
+      range.setEnd(n, i + 1);
+      chars.push({ c: n.textContent![i]!, top: range.getBoundingClientRect().top });
+    }
+  return chars.flatMap((x, i) => (i > 0 && x.top > chars[i - 1]!.top ? [chars[i - 1]!.c] : []));
+}
+
 /** Small dashboard behaviours (pagers, form errors, titles, legends, warnings) in a real browser against the real stack. */
 describe.skipIf(!exe)('dashboard details in a real browser', { timeout: 300_000 }, () => {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'starpo-details-'));
@@ -154,5 +168,29 @@ describe.skipIf(!exe)('dashboard details in a real browser', { timeout: 300_000 
       expect(entries).toHaveLength(3); // the x value and the two runs
       for (const r of entries) expect(r, `${width} px`).toBeLessThanOrEqual(right);
     }
+  });
+
+  it("wraps the compare table's setting paths at their dots on a 390 px screen", async () => {
+    const ids: string[] = [];
+    for (const steps of [10, 20, 30])
+      ids.push(
+        (
+          (await api('POST', '/api/runs', {
+            name: `steps ${steps}`,
+            external: true,
+            config: { training: { steps }, earlyStopping: { rewardStdFraction: steps / 100 } },
+          })) as { id: string }
+        ).id,
+      );
+    await page.setViewportSize({ width: 390, height: 900 });
+    await page.goto(`${sys.webUrl}/compare?runs=${ids.join(',')}`);
+    const paths = page.getByTestId('config-diff').locator('code.path');
+    await expect.poll(() => paths.allTextContents()).toEqual(['earlyStopping.rewardStdFraction', 'training.steps']);
+    // the text wraps at a dot in a path, at a space in a run's name, not inside a word
+    const wraps = async (l: Locator) => (await Promise.all((await l.all()).map((x) => x.evaluate(charsBeforeBreaks)))).flat();
+    const inPaths = await wraps(paths);
+    expect(inPaths.length).toBeGreaterThan(0); // the narrow columns do wrap them
+    expect(new Set(inPaths)).toEqual(new Set(['.']));
+    expect((await wraps(page.getByTestId('config-diff').locator('th a'))).filter((c) => c !== ' ')).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 'use client';
 import { configDiff } from '@starpo/contracts';
 import { useSearchParams } from 'next/navigation';
-import { useMemo } from 'react';
+import { Fragment, useMemo } from 'react';
 import { RunCharts } from '../../components/RunCharts';
 import { compareIds } from '../../lib/compare';
 import { getPath } from '../../lib/paths';
@@ -53,7 +53,7 @@ export function Compare() {
               {diffs.map((d) => (
                 <tr key={d.path}>
                   <td>
-                    <code>{d.path}</code>
+                    <code className="path">{dotted(d.path)}</code>
                   </td>
                   {d.values.map((v, i) => (
                     <td key={i}>{v === undefined ? <span className="muted">not set</span> : JSON.stringify(v)}</td>
@@ -70,4 +70,18 @@ export function Compare() {
       <RunCharts runs={ids.map((id) => ({ id, label: names.get(id) ?? id }))} labelled={loaded} />
     </div>
   );
+}
+
+/** A dotted path that wraps after its dots ("training.<wbr>steps") rather than inside a key. */
+function dotted(path: string) {
+  return path.split('.').map((key, i) => (
+    <Fragment key={i}>
+      {i ? (
+        <>
+          .<wbr />
+        </>
+      ) : null}
+      {key}
+    </Fragment>
+  ));
 }
