@@ -193,4 +193,16 @@ describe.skipIf(!exe)('dashboard details in a real browser', { timeout: 300_000 
     expect(new Set(inPaths)).toEqual(new Set(['.']));
     expect((await wraps(page.getByTestId('config-diff').locator('th a'))).filter((c) => c !== ' ')).toEqual([]);
   });
+
+  it('titles the empty Compare page and the 404 page like every other page', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${sys.webUrl}/compare`);
+    await expect.poll(() => page.title()).toBe('Compare runs · StarPO Studio');
+    expect(await page.locator('h1').textContent()).toBe('Compare runs');
+    expect(await page.locator('main').textContent()).toContain('Tick two or more runs');
+    const missing = await page.goto(`${sys.webUrl}/no/such/page`);
+    expect(missing!.status()).toBe(404);
+    await expect.poll(() => page.title()).toBe('Page not found · StarPO Studio');
+    expect(await page.locator('h1').textContent()).toBe('Page not found');
+  });
 });

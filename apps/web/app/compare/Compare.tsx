@@ -13,7 +13,7 @@ export function Compare() {
   const params = useSearchParams();
   const ids = useMemo(() => compareIds(params.get('runs')), [params]);
   const { data: runs, error } = useRunsById(ids);
-  useTitle(`Compare ${ids.length} runs`);
+  useTitle(ids.length >= 2 ? `Compare ${ids.length} runs` : 'Compare runs');
   /** Every config path where some run differs from the first. */
   const diffs = useMemo(() => {
     if (runs.length < 2) return [];
@@ -23,8 +23,11 @@ export function Compare() {
 
   if (ids.length < 2)
     return (
-      <div className="panel empty">
-        Select two or more runs on the <a href="/">runs page</a> to compare them.
+      <div>
+        <h1>Compare runs</h1>
+        <div className="panel empty">
+          Tick two or more runs on the <a href="/">runs page</a>, then press Compare.
+        </div>
       </div>
     );
   if (error) return <p className="error">{error.message}</p>;
