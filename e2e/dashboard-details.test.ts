@@ -205,4 +205,21 @@ describe.skipIf(!exe)('dashboard details in a real browser', { timeout: 300_000 
     await expect.poll(() => page.title()).toBe('Page not found · StarPO Studio');
     expect(await page.locator('h1').textContent()).toBe('Page not found');
   });
+
+  it('logs no console error on the pages a signed-out visitor opens', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const visitor = await ctx.newPage();
+    const errors: string[] = [];
+    visitor.on('console', (m) => m.type() === 'error' && errors.push(`${visitor.url()}: ${m.text()}`));
+    visitor.on('response', (r) => r.status() >= 400 && errors.push(`${r.status()} ${r.url()}`));
+    const session = visitor.waitForResponse((r) => r.url().endsWith('/api/auth/session'));
+    await visitor.goto(`${sys.webUrl}/`);
+    await visitor.waitForURL(/\/login/);
+    expect(await (await session).json()).toEqual({ me: null });
+    await visitor.locator('h1').waitFor();
+    await visitor.goto(`${sys.webUrl}/envs`);
+    await visitor.getByTestId('board-sokoban').waitFor();
+    expect(errors).toEqual([]);
+    await ctx.close();
+  });
 });

@@ -16,6 +16,10 @@ describe('team access', () => {
     expect((await t.http.get('/api/auth/setup').expect(200)).body).toEqual({ needsSetup: false });
     const me = await t.http.get('/api/auth/me').set('Cookie', owner.cookie).expect(200);
     expect(me.body).toMatchObject({ user: { email: 'owner@lab.test' }, team: { name: 'lab' }, role: 'owner' });
+    // the dashboard's question: the same answer, or null (not a 401) when signed out
+    expect((await t.http.get('/api/auth/session').set('Cookie', owner.cookie).expect(200)).body).toEqual({ me: me.body });
+    expect((await t.http.get('/api/auth/session').expect(200)).body).toEqual({ me: null });
+    expect((await t.http.get('/api/auth/session').set('Authorization', 'Bearer stp_forged').expect(200)).body).toEqual({ me: null });
     const stored = await t.db.user.findUniqueOrThrow({ where: { email: 'owner@lab.test' } });
     expect(stored.passwordHash).toMatch(/^\$argon2id\$/);
 

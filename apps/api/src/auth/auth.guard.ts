@@ -16,9 +16,9 @@ export class AuthGuard implements CanActivate {
     if (!route) throw new ForbiddenException('this route has no contract');
     if (route.role === 'public') return true;
     const req = ctx.switchToHttp().getRequest<Request & { actor?: Actor }>();
-    const token = bearer(req);
-    const actor = await this.auth.resolve(token, (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE]);
-    if (!actor) throw await this.auth.refusal(token);
+    const { bearer, cookie } = credentials(req);
+    const actor = await this.auth.resolve(bearer, cookie);
+    if (!actor) throw await this.auth.refusal(bearer);
     const min = route.role;
     if (RANK[actor.role] < RANK[min]) throw new ForbiddenException(`this needs the ${min} role; you are ${actor.role}`);
     req.actor = actor;
@@ -26,7 +26,11 @@ export class AuthGuard implements CanActivate {
   }
 }
 
-function bearer(req: Request): string | undefined {
+/** The request's bearer API token and session cookie, either possibly absent. */
+export function credentials(req: Request): { bearer: string | undefined; cookie: string | undefined } {
   const h = req.headers.authorization;
-  return h?.startsWith('Bearer ') ? h.slice(7).trim() : undefined;
+  return {
+    bearer: h?.startsWith('Bearer ') ? h.slice(7).trim() : undefined,
+    cookie: (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE],
+  };
 }
