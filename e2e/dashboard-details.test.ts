@@ -222,4 +222,13 @@ describe.skipIf(!exe)('dashboard details in a real browser', { timeout: 300_000 
     expect(errors).toEqual([]);
     await ctx.close();
   });
+
+  it('serves a favicon at /favicon.ico and links the SVG icon', async () => {
+    const ico = await fetch(`${sys.webUrl}/favicon.ico`);
+    expect(ico.status).toBe(200);
+    expect([...new Uint8Array(await ico.arrayBuffer()).slice(0, 4)]).toEqual([0, 0, 1, 0]); // an ICO file's header
+    await page.goto(`${sys.webUrl}/envs`);
+    const icons = await page.locator('link[rel=icon]').evaluateAll((ls) => ls.map((l) => new URL((l as HTMLLinkElement).href).pathname));
+    expect(icons).toEqual(expect.arrayContaining(['/favicon.ico', '/icon.svg']));
+  });
 });
