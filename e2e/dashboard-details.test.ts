@@ -1,8 +1,12 @@
+import { buildRunConfig } from '@starpo/contracts';
+import { createDb } from '@starpo/db';
 import { chmodSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DbSink } from '../apps/worker/dist/db-sink.js';
+import { LearningWatch } from '../packages/trainer/dist/train/warnings.js';
 import { chromiumPath, pageFetch, startStackAndBrowser, stopStackAndBrowser, type Started } from './helpers.js';
 
 const exe = chromiumPath();
@@ -230,5 +234,36 @@ describe.skipIf(!exe)('dashboard details in a real browser', { timeout: 300_000 
     await page.goto(`${sys.webUrl}/envs`);
     const icons = await page.locator('link[rel=icon]').evaluateAll((ls) => ls.map((l) => new URL((l as HTMLLinkElement).href).pathname));
     expect(icons).toEqual(expect.arrayContaining(['/favicon.ico', '/icon.svg']));
+  });
+
+  it('names the metric a warning read and opens the chart that plots it (entropy collapse: actor/entropy)', async () => {
+    // the run's steps: actor/entropy falls to a tenth while the rollouts' train/entropy holds
+    const metrics = { 'actor/entropy': [0.15, 0.14, 0.14, 0.02, 0.02, 0.02], 'train/entropy': [0.5, 0.5, 0.5, 0.5, 0.5, 0.5] };
+    const id = await runWithMetrics('cooling', metrics, { env: { name: 'sokoban' } });
+    // its warnings as a worker raises and stores them: the trainer's watch over these steps, written by the worker's sink
+    const watch = new LearningWatch(buildRunConfig('quick-cpu', { env: { name: 'sokoban' } }));
+    const warnings = metrics['actor/entropy'].flatMap((_, i) =>
+      watch.onStep(i + 1, Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, v[i]!]))),
+    );
+    expect(warnings.map((w) => w.code)).toEqual(['entropy_collapse']);
+    const port = /embedded PostgreSQL on port (\d+)/.exec(sys.output())![1];
+    const db = createDb(`postgresql://postgres:postgres@127.0.0.1:${port}/starpo`);
+    for (const w of warnings) await new DbSink(db, id).warning(w);
+    await db.$disconnect();
+
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${sys.webUrl}/runs/${id}`);
+    const warning = page.getByTestId('run-warning');
+    await expect.poll(() => warning.textContent()).toContain('Entropy collapsing');
+    expect(await warning.textContent()).toContain("The policy's entropy (actor/entropy)");
+    expect(await warning.textContent()).not.toContain('ppo.clipRatioHigh 0.28'); // quick-cpu has it already
+    await page.getByRole('tab', { name: 'logs' }).click(); // the link opens the charts from any tab
+    await warning.getByRole('button', { name: 'show actor/entropy' }).click();
+    const chart = page.locator('[data-testid=chart][data-focused]');
+    await expect.poll(() => chart.getAttribute('data-title')).toBe('Entropy');
+    await chart.locator('canvas').first().waitFor();
+    const plotted = await chart.locator('.u-legend .u-series:not(.raw-series) .u-label').allTextContents();
+    expect(plotted).toEqual(expect.arrayContaining(['actor/entropy', 'train/entropy']));
+    expect(await chart.evaluate((el) => el.getBoundingClientRect().top < window.innerHeight)).toBe(true); // scrolled to
   });
 });
