@@ -105,7 +105,7 @@ describe.skipIf(!exe)('the dashboard under its Content Security Policy, in a rea
     await expect.poll(() => page.getByText('Same config.').count()).toBe(1);
     expect(requested.filter((p) => p === '/api/metrics')).toHaveLength(1);
     expect(requested.filter((p) => p === `/api/runs/${created.id}`)).toHaveLength(1);
-    expect(requested.filter((p) => p === '/api/auth/me')).toHaveLength(1);
+    expect(requested.filter((p) => p === '/api/auth/session')).toHaveLength(1);
     const hostile = encodeURIComponent(`${created.id},</script><script>window.injected=1</script>`);
     await page.goto(`${sys.webUrl}/compare?runs=${hostile}`);
     await expect.poll(() => page.locator('.error').count()).toBeGreaterThan(0); // the API refuses the id

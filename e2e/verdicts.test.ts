@@ -20,14 +20,14 @@ describe.skipIf(!exe)("a team's verdicts on the checker's flags, in a real brows
   beforeAll(async () => {
     ({ sys, browser } = await startStackAndBrowser(tmp));
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(sys.webUrl);
+    await api('POST', '/api/auth/signup', { email: 'ada@lab.test', password: 'correct horse', name: 'Ada', teamName: 'lab' });
   });
   afterAll(() => stopStackAndBrowser(sys, browser, tmp));
 
-  it('marks a flag right in the replay; the Diagnostics tab shows the precision on the verdicts and exports them', async () => {
-    await page.goto(sys.webUrl);
-    await api('POST', '/api/auth/signup', { email: 'ada@lab.test', password: 'correct horse', name: 'Ada', teamName: 'lab' });
-    const run = (await api('POST', '/api/runs', { name: 'judged', external: true, config: { env: 'CoordSokoban' } })) as { id: string };
-    const think = 'The box is at (1, 3). I will go right.';
+  /** An external CoordSokoban run with one trajectory of one turn thinking `think` on `board`. */
+  const judgedTrajectory = async (name: string, think: string): Promise<{ runId: string; trajectoryId: string }> => {
+    const run = (await api('POST', '/api/runs', { name, external: true, config: { env: 'CoordSokoban' } })) as { id: string };
     await api('POST', `/api/runs/${run.id}/ingest/trajectories`, {
       trajectories: [
         {
@@ -47,8 +47,18 @@ describe.skipIf(!exe)("a team's verdicts on the checker's flags, in a real brows
       ],
     });
     const list = (await api('GET', `/api/runs/${run.id}/trajectories`)) as { items: { id: string }[] };
+    return { runId: run.id, trajectoryId: list.items[0]!.id };
+  };
+  const exportedVerdicts = async () =>
+    (await page.evaluate(async (url) => (await fetch(`${url}/api/verdicts.jsonl`, { credentials: 'include' })).text(), sys.apiUrl))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { think: string; verdicts: { flagged: boolean; note: string | null }[] });
 
-    await page.goto(`${sys.webUrl}/trajectories/${list.items[0]!.id}`);
+  it('marks a flag right in the replay; the Diagnostics tab shows the precision on the verdicts and exports them', async () => {
+    const think = 'The box is at (1, 3). I will go right.';
+    const { runId, trajectoryId } = await judgedTrajectory('judged', think);
+    await page.goto(`${sys.webUrl}/trajectories/${trajectoryId}`);
     const row = page.getByTestId('verdict-row').first();
     await expect.poll(() => row.textContent()).toContain('flagged by rule coordinate');
     expect(await page.getByTestId('claim-truth').first().textContent()).toMatch(
@@ -61,19 +71,52 @@ describe.skipIf(!exe)("a team's verdicts on the checker's flags, in a real brows
     expect(await row.getByTestId('verdict').textContent()).toContain('the box is at (2, 2)');
     expect(await seriousAxeViolations(page)).toEqual([]);
 
-    await page.goto(`${sys.webUrl}/runs/${run.id}`);
+    await page.goto(`${sys.webUrl}/runs/${runId}`);
     await page.getByRole('tab', { name: 'diagnostics' }).click();
     await expect.poll(() => page.getByTestId('team-precision').textContent()).toMatch(/100%\s*\(1 of 1 flags right\)/);
     expect(await page.getByTestId('team-precision-rule').first().textContent()).toMatch(/rule coordinate 100%/);
     expect(await seriousAxeViolations(page)).toEqual([]);
-    const exported = await page.evaluate(
-      async (url) => (await fetch(`${url}/api/verdicts.jsonl`, { credentials: 'include' })).text(),
-      sys.apiUrl,
-    );
-    expect(JSON.parse(exported.trim())).toMatchObject({
+    expect((await exportedVerdicts()).find((l) => l.think === think)).toMatchObject({
       think,
       contradicted: true,
       claims: [{ text: 'The box is at (1, 3)', verdict: 'false' }],
     });
+  });
+
+  it('asks before marking an unflagged sentence missed, and a note goes with one verdict only', async () => {
+    const think = 'The box is at (1, 3). The player is at (1, 1).';
+    const { trajectoryId } = await judgedTrajectory('noted', think);
+    await page.goto(`${sys.webUrl}/trajectories/${trajectoryId}`);
+    const rows = page.getByTestId('verdict-row');
+    const flagged = rows.filter({ hasText: 'The box is at (1, 3)' });
+    const unflagged = rows.filter({ hasText: 'The player is at (1, 1)' });
+    await expect.poll(() => unflagged.textContent()).toContain('not flagged');
+    const verdicts = async () =>
+      (await api('GET', `/api/trajectories/${trajectoryId}/verdicts`)) as { flagged: boolean; note: string | null }[];
+
+    // "missed" is a quiet link (no filled button) that records nothing until it is confirmed
+    const missed = unflagged.getByRole('button', { name: 'missed: this is false…' });
+    expect(await missed.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgba(0, 0, 0, 0)');
+    await missed.click();
+    await unflagged.getByRole('button', { name: 'cancel' }).click();
+    expect(await unflagged.getByTestId('confirm-missed').count()).toBe(0);
+    expect(await verdicts()).toEqual([]);
+
+    // the note goes with the next verdict only: the box is cleared once it is recorded
+    const note = page.getByRole('textbox', { name: /note/i });
+    await note.fill('the box is at (2, 2)');
+    await flagged.getByRole('button', { name: 'flag right' }).click();
+    await expect.poll(() => flagged.getByTestId('verdict').textContent()).toContain('the box is at (2, 2)');
+    expect(await note.inputValue()).toBe('');
+    await missed.click();
+    await unflagged.getByRole('button', { name: 'yes, mark missed' }).click();
+    await expect.poll(() => unflagged.getByTestId('verdict').textContent()).toContain('missed · ada@lab.test');
+    expect(await unflagged.getByTestId('verdict').textContent()).not.toContain('the box is at (2, 2)');
+    expect((await verdicts()).map((v) => [v.flagged, v.note])).toEqual([
+      [true, 'the box is at (2, 2)'],
+      [false, null],
+    ]);
+    const line = (await exportedVerdicts()).find((l) => l.think === think)!;
+    expect(line.verdicts.map((v) => v.note)).toEqual(['the box is at (2, 2)', null]);
   });
 });

@@ -16,6 +16,10 @@ describe('team access', () => {
     expect((await t.http.get('/api/auth/setup').expect(200)).body).toEqual({ needsSetup: false });
     const me = await t.http.get('/api/auth/me').set('Cookie', owner.cookie).expect(200);
     expect(me.body).toMatchObject({ user: { email: 'owner@lab.test' }, team: { name: 'lab' }, role: 'owner' });
+    // the dashboard's question: the same answer, or null (not a 401) when signed out
+    expect((await t.http.get('/api/auth/session').set('Cookie', owner.cookie).expect(200)).body).toEqual({ me: me.body });
+    expect((await t.http.get('/api/auth/session').expect(200)).body).toEqual({ me: null });
+    expect((await t.http.get('/api/auth/session').set('Authorization', 'Bearer stp_forged').expect(200)).body).toEqual({ me: null });
     const stored = await t.db.user.findUniqueOrThrow({ where: { email: 'owner@lab.test' } });
     expect(stored.passwordHash).toMatch(/^\$argon2id\$/);
 
@@ -54,8 +58,9 @@ describe('team access', () => {
     const rival = await otherTeamUser(t);
 
     const run = (await t.http.post('/api/runs').set('Authorization', member.auth).send({ preset: 'quick-cpu' }).expect(201)).body;
-    await t.http.get(`/api/runs/${run.id}`).expect(401);
-    await t.http.get(`/api/runs/${run.id}`).set('Authorization', 'Bearer stp_forged').expect(401);
+    expect((await t.http.get(`/api/runs/${run.id}`).expect(401)).body).toMatchObject({ error: 'unauthorized', message: /^sign in/ });
+    const forged = await t.http.get(`/api/runs/${run.id}`).set('Authorization', 'Bearer stp_forged').expect(401);
+    expect(forged.body).toMatchObject({ error: 'invalid_token', message: /^this API token is not valid/ });
     await t.http.get(`/api/runs/${run.id}`).set('Authorization', viewer.auth).expect(200);
     const denied = await t.http.post('/api/runs').set('Authorization', viewer.auth).send({ preset: 'quick-cpu' }).expect(403);
     expect(denied.body).toMatchObject({ error: 'forbidden' });
@@ -80,7 +85,14 @@ describe('team access', () => {
     expect(list.body).toHaveLength(1);
     expect(JSON.stringify(list.body)).not.toContain(member.token);
     await t.http.delete(`/api/tokens/${list.body[0].id}`).set('Authorization', member.auth).expect(204);
-    await t.http.get('/api/runs').set('Authorization', member.auth).expect(401);
+    // a revoked token is told so, with the token's name and what to do, not asked to sign in
+    const revoked = await t.http.get('/api/runs').set('Authorization', member.auth).expect(401);
+    const { revokedAt } = await t.db.apiToken.findUniqueOrThrow({ where: { id: list.body[0].id } });
+    expect(revoked.body).toEqual({
+      error: 'token_revoked',
+      message: `this API token ("${list.body[0].name}") was revoked on ${revokedAt!.toISOString().slice(0, 10)}; create a new one in Settings → API tokens`,
+      details: [],
+    });
     expect((await t.db.apiToken.findFirstOrThrow({ where: { id: list.body[0].id } })).tokenHash).not.toContain(member.token);
 
     const members = await t.http.get('/api/team/members').set('Authorization', viewer.auth).expect(200);

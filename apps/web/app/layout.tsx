@@ -21,7 +21,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
       </head>
       <body>
         {/* every page asks who is signed in first */}
-        <Prefetch paths={['/api/auth/me']} />
+        <Prefetch paths={['/api/auth/session']} />
         <ApiProvider base={api}>
           <Shell>{children}</Shell>
         </ApiProvider>

@@ -111,6 +111,7 @@ export function Chart({
   onRemove,
   hidden = [],
   onToggle,
+  focused = false,
 }: {
   title: string;
   series: ChartSeries[];
@@ -125,6 +126,8 @@ export function Chart({
   /** Series labels drawn hidden; a click on a legend entry reports the label and whether it is now shown. */
   hidden?: string[];
   onToggle?: (label: string, shown: boolean) => void;
+  /** Marked as the chart a link asked for (a warning's metric). */
+  focused?: boolean;
 }) {
   const el = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
@@ -201,6 +204,8 @@ export function Chart({
       if (plot.current || !near || !w) return;
       plot.current = new uPlot({ ...opts, width: w }, latestData.current(), box);
       showOnly(plot.current, latestHidden.current); // the settings may have changed since `opts`
+      // the CSS cuts long legend labels short: the whole label is their tooltip
+      for (const label of box.querySelectorAll('.u-legend .u-label')) label.setAttribute('title', label.textContent ?? '');
     };
     const resize = new ResizeObserver(([entry]) => {
       w = fit(entry!.contentRect.width, width);
@@ -241,7 +246,13 @@ export function Chart({
 
   const file = title.replace(/[^\w.-]+/g, '_');
   return (
-    <div className="chart" data-testid="chart" data-title={title} data-points={series.reduce((n, s) => n + s.y.length, 0)}>
+    <div
+      className={focused ? 'chart focused' : 'chart'}
+      data-testid="chart"
+      data-title={title}
+      data-focused={focused || undefined}
+      data-points={series.reduce((n, s) => n + s.y.length, 0)}
+    >
       <div className="chart-tools">
         <button
           type="button"

@@ -1,6 +1,7 @@
 'use client';
 import {
   RUN_WARNING_CODES,
+  WARNING_METRICS,
   estimateRemainingSeconds,
   progressLabel,
   type LogEvent,
@@ -131,10 +132,11 @@ export function groupWarnings(lines: LogLine[]): { code: string; message: string
 }
 
 /**
- * The run's warnings (log lines with a code), live: each code once with its count, newest first.
- * The list scrolls inside a short panel, so the tabs below stay in view.
+ * The run's warnings (log lines with a code), live: each code once with its count, newest first, and a
+ * link that opens the chart of the metric it read. The list scrolls inside a short panel, so the tabs
+ * below stay in view.
  */
-export function WarningsPanel({ runId, codes }: { runId: string; codes: string[] }) {
+export function WarningsPanel({ runId, codes, onShow }: { runId: string; codes: string[]; onShow: (metric: string) => void }) {
   // fetched again when a new code appears
   const { data } = useRunLogs(runId, { warnings: true, codes: codes.join(',') });
   if (!codes.length || !data?.length) return null;
@@ -151,7 +153,12 @@ export function WarningsPanel({ runId, codes }: { runId: string; codes: string[]
                 ×{g.count}
               </span>
             ) : null}{' '}
-            {g.message}
+            {g.message}{' '}
+            {g.code in WARNING_METRICS ? (
+              <button type="button" className="link" onClick={() => onShow(WARNING_METRICS[g.code as keyof typeof WARNING_METRICS])}>
+                show {WARNING_METRICS[g.code as keyof typeof WARNING_METRICS]}
+              </button>
+            ) : null}
           </li>
         ))}
       </ul>

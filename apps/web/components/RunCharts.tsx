@@ -1,5 +1,5 @@
 'use client';
-import { useCallback, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useApi } from '../lib/api';
 import type { SeriesColumns } from '../lib/live-series';
 import { useChartMetrics } from '../lib/queries';
@@ -12,22 +12,29 @@ const VAL_DASH = [6, 4];
 /** A run's further training series on one compared chart: solid, dotted, dash-dot (its colour is the run's). */
 const SERIES_DASHES: (number[] | undefined)[] = [undefined, [2, 3], [10, 3, 2, 3]];
 
+/** A key is `metric` or one of its sub-keys (`train/action_share` stands for `train/action_share/Up`, …). */
+const isOf = (key: string, metric: string) => key === metric || key.startsWith(`${metric}/`);
+
 /**
  * Every chart group for one or more runs: loaded downsampled from the API, then extended live
  * from the socket (useChartMetrics in lib/queries.ts; lib/live-series.ts adds the points).
  * `labelled` false: the runs' labels are not known yet (Compare, before the runs' details arrive). The data
  * load anyway; the charts wait, since a label is part of a chart's shape and a change rebuilds it.
+ * `focus`: a metric to show (a warning's link): its chart is scrolled to and marked, and added for the
+ * time being if no chart has it.
  */
 export function RunCharts({
   runs,
   live = true,
   only,
   labelled = true,
+  focus,
 }: {
   runs: { id: string; label: string }[];
   live?: boolean;
   only?: RegExp;
   labelled?: boolean;
+  focus?: { metric: string; at: number };
 }) {
   const { base } = useApi();
   const [settings, update] = useChartSettings();
@@ -48,8 +55,17 @@ export function RunCharts({
     const g = groupKeys(keys);
     const charted = new Set(g.flatMap((x) => x.keys));
     // charts added with "+ chart", for any logged key, after the built-in ones
-    return [...g, ...added.filter((k) => allKeys.includes(k) && !charted.has(k)).map((k) => ({ title: k, keys: [k], custom: true }))];
-  }, [keys, allKeys, added]);
+    const all = [...g, ...added.filter((k) => allKeys.includes(k) && !charted.has(k)).map((k) => ({ title: k, keys: [k], custom: true }))];
+    const focusKeys = focus ? allKeys.filter((k) => isOf(k, focus.metric)) : [];
+    if (!focusKeys.length || all.some((x) => x.keys.some((k) => isOf(k, focus!.metric)))) return all;
+    return [...all, { title: focus!.metric, keys: focusKeys }];
+  }, [keys, allKeys, added, focus]);
+  const focused = focus ? groups.findIndex((g) => g.keys.some((k) => isOf(k, focus.metric))) : -1;
+  const chartsBox = useRef<HTMLDivElement>(null);
+  // each click of a warning's link brings its chart into view (the chart draws once near the screen)
+  useEffect(() => {
+    chartsBox.current?.querySelector('[data-focused]')?.scrollIntoView({ block: 'center' });
+  }, [focus?.at, focused]);
   const toggle = useCallback(
     (label: string, shown: boolean) =>
       update({
@@ -169,7 +185,12 @@ export function RunCharts({
           </a>
         ) : null}
       </div>
-      <div className={columns ? `charts cols-${columns}` : 'charts'} data-testid="charts">
+      {focus && focused < 0 && metrics.data ? (
+        <p className="muted" data-testid="focus-missing">
+          This run logged no {focus.metric}.
+        </p>
+      ) : null}
+      <div className={columns ? `charts cols-${columns}` : 'charts'} data-testid="charts" ref={chartsBox}>
         {groups.map((g, gi) => {
           return (
             <Chart
@@ -183,6 +204,7 @@ export function RunCharts({
               syncKey={`run-${ids}`}
               hidden={hidden}
               onToggle={toggle}
+              focused={gi === focused}
             />
           );
         })}

@@ -33,7 +33,8 @@ function teamLine(summary: TeamVerdictSummary | undefined, rule: string | undefi
 /**
  * The team's verdicts on one turn: each sentence the checker read, with its flag (and the reading
  * rule's measured precision), the verdict given (who, when, note) and, for members, buttons to mark
- * the flag right or wrong, or an unflagged sentence as a missed falsehood.
+ * the flag right or wrong, or an unflagged sentence as a missed falsehood. Most unflagged sentences
+ * are true, so marking one missed is a quiet link that asks for a confirmation first.
  */
 export function SentenceVerdicts({
   trajectoryId,
@@ -52,11 +53,18 @@ export function SentenceVerdicts({
   const markVerdict = useMarkVerdict(trajectoryId);
   const { error, run } = useAction();
   const [note, setNote] = useState('');
+  /** The unflagged sentence (its start) whose "missed" mark waits for a confirmation. */
+  const [confirming, setConfirming] = useState<number | null>(null);
   const why = denied(me, 'judge');
   const sentences = readSentences(claims);
   if (!sentences.length) return null;
-  const mark = (span: [number, number], verdict: 'right' | 'wrong') =>
-    run(() => markVerdict.mutateAsync({ turn, span, verdict, ...(note ? { note } : {}) }));
+  const mark = async (span: [number, number], verdict: 'right' | 'wrong') => {
+    const sent = note;
+    setConfirming(null);
+    // a note belongs to the verdict it was sent with: cleared once that one is stored (unless edited meanwhile)
+    if (await run(() => markVerdict.mutateAsync({ turn, span, verdict, ...(sent ? { note: sent } : {}) })))
+      setNote((n) => (n === sent ? '' : n));
+  };
   return (
     <div className="verdicts" data-testid="verdicts">
       <h3>Team verdicts on the checker</h3>
@@ -94,9 +102,19 @@ export function SentenceVerdicts({
                       flag wrong
                     </button>
                   </>
+                ) : confirming === s.span[0] ? (
+                  <span role="group" aria-label="confirm the missed falsehood" data-testid="confirm-missed">
+                    Mark this sentence false, a falsehood the checker missed?{' '}
+                    <button className="small" onClick={() => void mark(s.span, 'wrong')}>
+                      yes, mark missed
+                    </button>{' '}
+                    <button className="link small" onClick={() => setConfirming(null)}>
+                      cancel
+                    </button>
+                  </span>
                 ) : (
-                  <button className="small" disabled={!!why} onClick={() => void mark(s.span, 'wrong')}>
-                    missed: this is false
+                  <button className="link small" disabled={!!why} onClick={() => setConfirming(s.span[0])}>
+                    missed: this is false…
                   </button>
                 )}
               </Gated>
@@ -105,7 +123,7 @@ export function SentenceVerdicts({
         })}
       </ul>
       <label>
-        Note with the next verdict <input value={note} onChange={(e) => setNote(e.target.value)} maxLength={2000} disabled={!!why} />
+        Note for the next verdict <input value={note} onChange={(e) => setNote(e.target.value)} maxLength={2000} disabled={!!why} />
       </label>
       {error ? <p className="error">{error}</p> : null}
     </div>

@@ -3,7 +3,8 @@ export const CHART_GROUPS: { title: string; keys: RegExp; log?: boolean }[] = [
   { title: 'Success', keys: /^(val|train)\/success$/ },
   { title: 'Reward', keys: /^(val|train)\/reward\/mean$/ },
   { title: 'In-group reward std', keys: /^rollout\/(in_group_reward_std|chosen_in_group_reward_std)$/ },
-  { title: 'Entropy', keys: /^(train\/entropy|val\/entropy)$/ },
+  // actor/entropy too: the entropy-collapse warning reads it, and its link opens this chart
+  { title: 'Entropy', keys: /^(train\/entropy|val\/entropy|actor\/entropy)$/ },
   { title: 'Well-formed replies', keys: /^(train|val)\/well_formed_rate$/ },
   { title: 'Valid / effective actions', keys: /^train\/action_is_(valid|effective)$/ },
   // different units, different charts: tokens and characters do not share an axis
@@ -28,7 +29,7 @@ export const CHART_GROUPS: { title: string; keys: RegExp; log?: boolean }[] = [
 
 /** Built-in metrics without a chart group of their own (shown in the table views, not as charts). */
 const UNCHARTED =
-  /^(timing_s|perf|critic\/(advantages|returns)|actor\/(lr|loss|entropy|entropy_loss|skipped_steps|pg_clipfrac_lower)|rollout\/|train\/(reward\/(min|max|std)|batch_size|num_|[a-z]+\/success)|val\/(reward\/(min|max|std)|num_|action_|response_length|think_length|[a-z]+\/success))/;
+  /^(timing_s|perf|critic\/(advantages|returns)|actor\/(lr|loss|entropy_loss|skipped_steps|pg_clipfrac_lower)|rollout\/|train\/(reward\/(min|max|std)|batch_size|num_|[a-z]+\/success)|val\/(reward\/(min|max|std)|num_|action_|response_length|think_length|[a-z]+\/success))/;
 
 /** The known groups that have data, then one chart per remaining key (custom or ingested metrics), up to `maxOther`. */
 export function groupKeys(keys: string[], maxOther = 40): { title: string; keys: string[]; log?: boolean }[] {

@@ -101,6 +101,27 @@ export function cloneValues(source: {
   };
 }
 
+/** The base model the overrides JSON names (`model.base`), if it parses and names one. */
+export function jsonBase(json: string): string | undefined {
+  try {
+    const base = getPath(JSON.parse(json || '{}'), 'model.base');
+    return typeof base === 'string' ? base : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The overrides JSON with `model.base` set to `base`, or without it when `base` is empty (the preset's). */
+export function withJsonBase(json: string, base: string): string {
+  const o = JSON.parse(json || '{}') as { model?: Record<string, unknown> };
+  if (base) setPath(o, 'model.base', base);
+  else if (o.model) {
+    delete o.model.base;
+    if (!Object.keys(o.model).length) delete o.model;
+  }
+  return JSON.stringify(o, null, 2);
+}
+
 /** What the form describes: the overrides, the full config they make, the request to send, or the errors by path. */
 export interface NewRunRequest {
   overrides?: Record<string, unknown>;
@@ -139,7 +160,8 @@ export function readNewRun(v: NewRunValues): NewRunRequest {
     return { errors: { ...errors, overrides: 'not valid JSON' } };
   }
   setPath(overrides, 'env.name', v.env);
-  if (v.base) setPath(overrides, 'model.base', v.base);
+  // a base in the overrides wins: the Base model field shows it and edits it there (jsonBase)
+  if (v.base && getPath(overrides, 'model.base') === undefined) setPath(overrides, 'model.base', v.base);
   for (const { path } of FIELDS) {
     const raw = String(getPath(v, path) ?? '');
     if (raw.trim() !== '') setPath(overrides, path, Number.isNaN(Number(raw)) ? raw : Number(raw));

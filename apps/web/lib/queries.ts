@@ -104,7 +104,11 @@ export function useMe(): Me | null | undefined {
   const { api } = useApi();
   const q = useQuery<Me | null>({
     queryKey: queryKeys.me,
-    queryFn: () => api(ROUTES.me, {}).catch(() => null),
+    // the session route answers 200 with null when signed out: an expected state, not a failed request
+    queryFn: () =>
+      api(ROUTES.session, {})
+        .then((s) => s.me)
+        .catch(() => null),
     staleTime: Infinity,
   });
   return q.data;

@@ -153,6 +153,15 @@ export const ROUTES = {
   }),
   logout: route({ ...ok, method: 'POST', path: '/api/auth/logout', status: 204, tag: 'auth', summary: 'Ends the session' }),
   me: route({ ...ok, method: 'GET', path: '/api/auth/me', tag: 'auth', summary: 'The caller, team and role', response: meSchema }),
+  session: route({
+    ...ok,
+    method: 'GET',
+    path: '/api/auth/session',
+    role: 'public',
+    tag: 'auth',
+    summary: 'The caller, team and role, or `me: null` when signed out (200 either way, for pages that open signed out)',
+    response: z.object({ me: meSchema.nullable() }),
+  }),
   switchTeam: route({
     ...ok,
     method: 'POST',

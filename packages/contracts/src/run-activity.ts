@@ -78,6 +78,21 @@ export const RUN_WARNING_CODES = [
 ] as const;
 export type RunWarningCode = (typeof RUN_WARNING_CODES)[number];
 
+/**
+ * The metric each warning reads, which its message names and the run page links to its chart, so the
+ * warning and the chart show the same numbers. `train/action_share` stands for its per-action keys.
+ */
+export const WARNING_METRICS: Record<RunWarningCode, string> = {
+  no_well_formed_replies: 'train/well_formed_rate',
+  zero_grad_norm: 'actor/grad_norm',
+  no_reward_variance: 'rollout/in_group_reward_std_max',
+  action_collapse: 'train/action_share',
+  reward_variance_falling: 'rollout/in_group_reward_std',
+  entropy_collapse: 'actor/entropy',
+  empty_filtered_batches: 'rollout/empty_after_filter',
+  low_validation_success: 'val/success',
+};
+
 export interface RunWarning {
   code: RunWarningCode;
   step: number;

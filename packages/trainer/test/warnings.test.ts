@@ -1,4 +1,4 @@
-import { buildRunConfig, type RunConfigOverrides } from '@starpo/contracts';
+import { buildRunConfig, PRESET_NAMES, WARNING_METRICS, type RunConfig, type RunConfigOverrides } from '@starpo/contracts';
 import { describe, expect, it } from 'vitest';
 import { LearningWatch } from '../src/train/warnings.js';
 
@@ -24,6 +24,32 @@ function codes(w: LearningWatch, steps: Record<string, number>[]): string[] {
   return steps.flatMap((m, i) => w.onStep(i + 1, m).map((x) => x.code));
 }
 const repeat = (m: Record<string, number>, n: number) => Array.from({ length: n }, () => m);
+
+/** Every warning a run of `config` can raise, each from the steps (or validations) that raise it. */
+function everyWarning(config: RunConfig) {
+  const raise = (steps: Record<string, number>[]) => {
+    const w = new LearningWatch(config);
+    return steps.flatMap((m, i) => w.onStep(i + 1, m));
+  };
+  const v = new LearningWatch(config);
+  return [
+    ...raise(repeat({ ...healthy, 'train/well_formed_rate': 0, 'rollout/in_group_reward_std_max': 0, 'actor/grad_norm': 0 }, 2)),
+    ...raise([{ ...healthy, 'train/action_share/Down': 0.9 }]),
+    ...raise([...repeat(healthy, 3), ...repeat({ ...healthy, 'rollout/in_group_reward_std': 0.01, 'actor/entropy': 0.01 }, 3)]),
+    ...raise(repeat({ ...healthy, 'rollout/empty_after_filter': 1 }, 2)),
+    ...v.onValidation(0, 0),
+    ...v.onValidation(5, 0),
+  ];
+}
+
+/** The settings a message's advice ("Change: …") asks for with a value: `path value`, `path=value` or `path, e.g. value`. */
+function advised(message: string): [string, string][] {
+  const advice = message.split('Change: ')[1] ?? '';
+  return [
+    ...advice.matchAll(/\b((?:ppo|filter|rollout|algorithm|env|model)\.[\w.]+)(?:=|, e\.g\. | )(-?\d[\d.e-]*|true|false|[a-z]+)/g),
+  ].map((m) => [m[1]!, m[2]!.replace(/\.$/, '')]);
+}
+const valueAt = (o: unknown, path: string) => path.split('.').reduce<unknown>((x, k) => (x as Record<string, unknown> | undefined)?.[k], o);
 
 describe('learning warnings', () => {
   it('raise nothing on healthy steps and validations', () => {
@@ -116,5 +142,42 @@ describe('learning warnings', () => {
     expect(w.onValidation(10, 0)).toEqual([]);
     const v = watch();
     expect([...v.onValidation(0, 0), ...v.onValidation(5, 0.2), ...v.onValidation(10, 0)]).toEqual([]);
+  });
+
+  it('each warning names the metric it read', () => {
+    const raised = everyWarning(buildRunConfig('quick-cpu', {}));
+    expect(new Set(raised.map((w) => w.code))).toEqual(new Set(Object.keys(WARNING_METRICS)));
+    for (const w of raised) expect(w.message, w.code).toContain(WARNING_METRICS[w.code]);
+    // the entropy the warning reads is actor/entropy alone: a collapse of the rollouts' train/entropy is not it
+    const cold = { ...healthy, 'train/entropy': 0.01 };
+    expect(codes(watch(), [...repeat(healthy, 3), ...repeat(cold, 4)])).toEqual([]);
+  });
+
+  it("never advises a value the run already has (quick-cpu's entropy collapse: no clipRatioHigh 0.28, which it has)", () => {
+    const entropy = everyWarning(buildRunConfig('quick-cpu', {})).find((w) => w.code === 'entropy_collapse')!;
+    expect(entropy.message).toContain('the StarPO-S settings (filter.ratio 0.25)');
+    expect(entropy.message).not.toContain('ppo.clipRatioHigh 0.28');
+
+    const variants: RunConfigOverrides[] = [
+      {},
+      { filter: { ratio: 0.25, includeZero: true } },
+      { ppo: { clipRatioLow: 0.28, clipRatioHigh: 0.28 } },
+      { ppo: { clipRatioLow: 0.3, clipRatioHigh: 0.28, entropyCoef: 0.001, kl: { coef: 0.001 } } },
+      { ppo: { lrSchedule: { type: 'constant' } }, rollout: { temperature: 1 } },
+    ];
+    let checked = 0;
+    for (const preset of PRESET_NAMES)
+      for (const env of ['sokoban', 'frozenlake', 'bandit'])
+        for (const variant of variants) {
+          const config = buildRunConfig(preset, { ...variant, env: { name: env } } as RunConfigOverrides);
+          for (const w of everyWarning(config))
+            for (const [path, value] of advised(w.message)) {
+              checked++;
+              expect(String(valueAt(config, path)), `${preset} ${env} ${JSON.stringify(variant)} ${w.code}: ${path} ${value}`).not.toBe(
+                value,
+              );
+            }
+        }
+    expect(checked).toBeGreaterThan(100);
   });
 });

@@ -1,11 +1,12 @@
-import { Controller, Inject, Param, Res, UseGuards } from '@nestjs/common';
+import { Controller, Inject, Param, Req, Res, UseGuards } from '@nestjs/common';
 import { Route, Valid, type Parsed } from '../route.js';
 import { SkipThrottle, Throttle, ThrottlerGuard } from '@nestjs/throttler';
 import { type Me, ROUTES } from '@starpo/contracts';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { SETTINGS, type ApiSettings } from '../di-tokens.js';
 
 import { CurrentActor, type Actor } from './actor.js';
+import { credentials } from './auth.guard.js';
 import { AuthService, SESSION_COOKIE, SESSION_TTL_MS } from './auth.service.js';
 
 @Controller()
@@ -50,6 +51,14 @@ export class AuthController {
   @Route(ROUTES.me)
   me(@CurrentActor() actor: Actor): Promise<Me> {
     return this.auth.me(actor.userId, actor.teamId);
+  }
+
+  /** `me`, or null when signed out: the dashboard asks this on every page, and being signed out is no error there. */
+  @Route(ROUTES.session)
+  async session(@Req() req: Request): Promise<{ me: Me | null }> {
+    const { bearer, cookie } = credentials(req);
+    const actor = await this.auth.resolve(bearer, cookie);
+    return { me: actor ? await this.auth.me(actor.userId, actor.teamId) : null };
   }
 
   /** The session acts for another of the user's teams (`{ teamId }`); API tokens stay with their team. */

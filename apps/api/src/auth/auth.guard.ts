@@ -1,4 +1,4 @@
-import { ForbiddenException, Inject, Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { ForbiddenException, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { routeOf } from '../route.js';
 import { RANK, type Actor } from './actor.js';
@@ -16,8 +16,9 @@ export class AuthGuard implements CanActivate {
     if (!route) throw new ForbiddenException('this route has no contract');
     if (route.role === 'public') return true;
     const req = ctx.switchToHttp().getRequest<Request & { actor?: Actor }>();
-    const actor = await this.auth.resolve(bearer(req), (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE]);
-    if (!actor) throw new UnauthorizedException('sign in or send an API token (Authorization: Bearer …)');
+    const { bearer, cookie } = credentials(req);
+    const actor = await this.auth.resolve(bearer, cookie);
+    if (!actor) throw await this.auth.refusal(bearer);
     const min = route.role;
     if (RANK[actor.role] < RANK[min]) throw new ForbiddenException(`this needs the ${min} role; you are ${actor.role}`);
     req.actor = actor;
@@ -25,7 +26,11 @@ export class AuthGuard implements CanActivate {
   }
 }
 
-function bearer(req: Request): string | undefined {
+/** The request's bearer API token and session cookie, either possibly absent. */
+export function credentials(req: Request): { bearer: string | undefined; cookie: string | undefined } {
   const h = req.headers.authorization;
-  return h?.startsWith('Bearer ') ? h.slice(7).trim() : undefined;
+  return {
+    bearer: h?.startsWith('Bearer ') ? h.slice(7).trim() : undefined,
+    cookie: (req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE],
+  };
 }

@@ -182,6 +182,30 @@ export class AuthService {
     return null;
   }
 
+  /**
+   * The 401 for a request `resolve` refused. A bearer token says what is wrong with it (a script's
+   * author otherwise cannot tell a revoked token from a mistyped one); no credentials: sign in.
+   */
+  async refusal(bearer: string | undefined): Promise<UnauthorizedException> {
+    if (!bearer) return new UnauthorizedException('sign in or send an API token (Authorization: Bearer …)');
+    const t = await this.db.apiToken.findUnique({ where: { tokenHash: hashSecret(bearer) }, select: { name: true, revokedAt: true } });
+    const fix = 'create a new one in Settings → API tokens';
+    if (!t)
+      return new UnauthorizedException({
+        error: 'invalid_token',
+        message: `this API token is not valid: check it was copied whole, or ${fix}`,
+      });
+    if (t.revokedAt)
+      return new UnauthorizedException({
+        error: 'token_revoked',
+        message: `this API token ("${t.name}") was revoked on ${t.revokedAt.toISOString().slice(0, 10)}; ${fix}`,
+      });
+    return new UnauthorizedException({
+      error: 'invalid_token',
+      message: `this API token's user is no longer a member of its team; ${fix}`,
+    });
+  }
+
   async createInvite(actor: Actor, role: RoleName, email: string | undefined, hours: number): Promise<CreatedInvite> {
     const token = newSecret('inv_');
     const invite = await this.db.invite.create({

@@ -1,7 +1,7 @@
 'use client';
 import { configDiff } from '@starpo/contracts';
 import { useSearchParams } from 'next/navigation';
-import { useMemo } from 'react';
+import { Fragment, useMemo } from 'react';
 import { RunCharts } from '../../components/RunCharts';
 import { compareIds } from '../../lib/compare';
 import { getPath } from '../../lib/paths';
@@ -13,7 +13,7 @@ export function Compare() {
   const params = useSearchParams();
   const ids = useMemo(() => compareIds(params.get('runs')), [params]);
   const { data: runs, error } = useRunsById(ids);
-  useTitle(`Compare ${ids.length} runs`);
+  useTitle(ids.length >= 2 ? `Compare ${ids.length} runs` : 'Compare runs');
   /** Every config path where some run differs from the first. */
   const diffs = useMemo(() => {
     if (runs.length < 2) return [];
@@ -23,8 +23,11 @@ export function Compare() {
 
   if (ids.length < 2)
     return (
-      <div className="panel empty">
-        Select two or more runs on the <a href="/">runs page</a> to compare them.
+      <div>
+        <h1>Compare runs</h1>
+        <div className="panel empty">
+          Tick two or more runs on the <a href="/">runs page</a>, then press Compare.
+        </div>
       </div>
     );
   if (error) return <p className="error">{error.message}</p>;
@@ -53,7 +56,7 @@ export function Compare() {
               {diffs.map((d) => (
                 <tr key={d.path}>
                   <td>
-                    <code>{d.path}</code>
+                    <code className="path">{dotted(d.path)}</code>
                   </td>
                   {d.values.map((v, i) => (
                     <td key={i}>{v === undefined ? <span className="muted">not set</span> : JSON.stringify(v)}</td>
@@ -70,4 +73,18 @@ export function Compare() {
       <RunCharts runs={ids.map((id) => ({ id, label: names.get(id) ?? id }))} labelled={loaded} />
     </div>
   );
+}
+
+/** A dotted path that wraps after its dots ("training.<wbr>steps") rather than inside a key. */
+function dotted(path: string) {
+  return path.split('.').map((key, i) => (
+    <Fragment key={i}>
+      {i ? (
+        <>
+          .<wbr />
+        </>
+      ) : null}
+      {key}
+    </Fragment>
+  ));
 }

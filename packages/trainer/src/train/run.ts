@@ -245,7 +245,8 @@ export class TrainRun {
     m['timing_s/testing'] = this.validationSecs;
     await o.sink.metrics(step, m);
     await o.sink.trajectories(step, trajs, () => null);
-    await this.warn(this.watch.onValidation(step, success));
+    // val/success is the metric the warning names and the Success chart plots (equal to the run's one environment's)
+    await this.warn(this.watch.onValidation(step, m['val/success'] ?? 0));
     return this.stopper.onValidation({ [`val/${c.env.name}/success`]: m[`val/${c.env.name}/success`] ?? 0 });
   }
 

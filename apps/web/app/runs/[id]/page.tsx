@@ -33,6 +33,8 @@ export default function RunPage() {
   const remove = useDeleteRun();
   const [tab, setTab] = useState<Tab>('charts');
   const [trajectoryFilter, setTrajectoryFilter] = useState<TrajectoryFilter>({});
+  /** The metric a warning's link asked to see, and when (a second click scrolls to it again). */
+  const [focus, setFocus] = useState<{ metric: string; at: number }>();
   const [actionError, setActionError] = useState('');
   // set on click, before the API answers: the button must not invite a second click
   const [cancelClicked, setCancelClicked] = useState(false);
@@ -158,7 +160,14 @@ export default function RunPage() {
           validationEvery={validationEvery}
         />
       ) : null}
-      <WarningsPanel runId={id} codes={run.warnings} />
+      <WarningsPanel
+        runId={id}
+        codes={run.warnings}
+        onShow={(metric) => {
+          setTab('charts');
+          setFocus({ metric, at: Date.now() });
+        }}
+      />
       {run.error ? <pre className="panel error">{run.error}</pre> : null}
       <RunMeta run={run} denied={denied(me, 'edit', run)} />
       <nav className="tabs" role="tablist">
@@ -168,7 +177,7 @@ export default function RunPage() {
           </button>
         ))}
       </nav>
-      {tab === 'charts' ? <RunCharts runs={[{ id, label: run.name }]} live={!finished} /> : null}
+      {tab === 'charts' ? <RunCharts runs={[{ id, label: run.name }]} live={!finished} focus={focus} /> : null}
       {tab === 'trajectories' ? <TrajectoriesTab runId={id} initial={trajectoryFilter} env={run.config.env as { name: string }} /> : null}
       {tab === 'diagnostics' ? (
         <DiagnosticsTab

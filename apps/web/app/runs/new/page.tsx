@@ -20,7 +20,17 @@ import type { ApiError } from '../../../lib/api';
 import { readableError, withoutEnvSection } from '../../../lib/clone';
 import { estimateRunSeconds } from '../../../lib/estimate';
 import { flatErrors, humanError, serverErrors } from '../../../lib/form-errors';
-import { cloneValues, EMPTY_NEW_RUN, FIELDED, FIELDS, newRunSchema, readNewRun, type NewRunValues } from '../../../lib/new-run-form';
+import {
+  cloneValues,
+  EMPTY_NEW_RUN,
+  FIELDED,
+  FIELDS,
+  jsonBase,
+  newRunSchema,
+  readNewRun,
+  withJsonBase,
+  type NewRunValues,
+} from '../../../lib/new-run-form';
 import { getPath } from '../../../lib/paths';
 import { useBaseModels, useCreateRun, useEnvs, useMe, useRun } from '../../../lib/queries';
 import { denied } from '../../../lib/roles';
@@ -32,7 +42,8 @@ function NewRunForm() {
   const params = useSearchParams();
   const from = params.get('from');
   useTitle(from ? 'Clone run' : 'New run');
-  const bases = useBaseModels().data ?? [];
+  const loadedBases = useBaseModels().data;
+  const bases = loadedBases?.length ? loadedBases : [{ name: SCRATCH_BASE, source: 'builtin' }];
   // the environments the API can train (until they arrive, the current one is the only choice)
   const envs = useEnvs().data ?? [];
   const source = useRun(from);
@@ -87,6 +98,10 @@ function NewRunForm() {
       ? `Launch is off until ${invalid === 1 ? 'the field' : `${invalid} fields`} above ${invalid === 1 ? 'is' : 'are'} fixed`
       : null);
   const shownMessage = message || (source.error ? `cannot clone: ${source.error.message}` : '');
+  // a base named in the overrides wins: the Base model list shows it, and its error goes with the overrides
+  const baseInJson = jsonBase(values.overrides);
+  const overridesError =
+    shown.overrides ?? (baseInJson !== undefined && shown['model.base'] ? `model.base: ${shown['model.base']}` : undefined);
 
   const preview = useMemo((): { snapshot: EnvSnapshot } | { error: string } => {
     try {
@@ -113,7 +128,8 @@ function NewRunForm() {
       if (edits.current !== sent) return; // edited while the request was out: the answer is stale
       const a = err as ApiError;
       serverErrors(a.details, setError, (p) => p.replace(/^config\./, ''));
-      setMessage(a.message);
+      // each detail is shown at its field or listed under the form: the summary would say it twice
+      if (!a.details?.length) setMessage(a.message);
     }
   });
 
@@ -155,9 +171,26 @@ function NewRunForm() {
               ))}
             </select>
           </Field>
-          <Field label="Base model" error={shown['model.base']} hint={baseHint(values.base || defaults?.model.base)}>
+          <Field
+            label="Base model"
+            error={baseInJson === undefined ? shown['model.base'] : undefined}
+            hint={
+              baseInJson === undefined
+                ? baseHint(values.base || defaults?.model.base)
+                : 'Set by model.base in the JSON overrides, which win over this list; a choice here is written there.'
+            }
+          >
             {/* controlled: a clone's base may arrive before the list of bases that has it */}
-            <select {...register('base')} value={values.base}>
+            <select
+              {...register('base', {
+                onChange: (e: { target: { value: string } }) => {
+                  if (jsonBase(getValues('overrides')) === undefined) return;
+                  setValue('overrides', withJsonBase(getValues('overrides'), e.target.value));
+                  setValue('base', '');
+                },
+              })}
+              value={baseInJson ?? values.base}
+            >
               {/* from the preset and environment only: another field's error must not change this label */}
               <option value="">
                 preset default
@@ -165,12 +198,15 @@ function NewRunForm() {
                   ? `: ${defaults.model.base}${defaults.model.base.startsWith('starpo-tiny/') ? ' (from scratch)' : ''}`
                   : ''}
               </option>
-              {(bases.length ? bases : [{ name: SCRATCH_BASE, source: 'builtin' }]).map((b) => (
+              {bases.map((b) => (
                 <option key={b.name} value={b.name}>
                   {b.name}
                   {b.source === 'builtin' ? ' (from scratch)' : b.source === 'shipped' ? ' (pretrained, shipped)' : ' (pretrained)'}
                 </option>
               ))}
+              {baseInJson && !bases.some((b) => b.name === baseInJson) ? (
+                <option value={baseInJson}>{baseInJson} (from the JSON overrides)</option>
+              ) : null}
             </select>
           </Field>
           <Field label="Tags" error={shown.tags} hint="comma-separated">
@@ -187,9 +223,10 @@ function NewRunForm() {
               </Field>
             ))}
           </fieldset>
-          <details>
+          {/* kept open while the overrides have an error, so it is never hidden */}
+          <details open={overridesError ? true : undefined}>
             <summary>All other settings (JSON overrides)</summary>
-            <Field label="JSON overrides" error={shown.overrides} hint='any RunConfig subset, e.g. {"earlyStopping":{"enabled":false}}'>
+            <Field label="JSON overrides" error={overridesError} hint='any RunConfig subset, e.g. {"earlyStopping":{"enabled":false}}'>
               <textarea {...register('overrides')} defaultValue={EMPTY_NEW_RUN.overrides} rows={8} spellCheck={false} />
             </Field>
             {built.config ? <pre className="config">{JSON.stringify(built.config, null, 2)}</pre> : null}
