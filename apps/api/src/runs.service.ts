@@ -368,8 +368,6 @@ export function summary(
     valSuccessAtEnd: vals?.last.value ?? null,
     valEpisodes: episodes,
     valVerdict: isFinishedStatus(r.status) ? valVerdict(vals?.first, vals?.last, episodes) : null,
-    // the best includes the first validation, so "not above it" is "equal to it"
-    didNotImprove: isFinishedStatus(r.status) && !!val && !!vals && (val.step ?? 0) > vals.first.step && val.maxValue <= vals.first.value,
     warnings,
     progress: r.status === 'running' ? (r.progress as RunProgress | null) : null,
     queuePosition,

@@ -56,8 +56,6 @@ export const runSummarySchema = z.object({
   valEpisodes: z.number().nullable(),
   /** A finished run's verdict on its first → last validation (valVerdict); null until it finishes. */
   valVerdict: valVerdictSchema.nullable(),
-  /** Finished, validated after its first validation, and never beat it: the run learned nothing measurable. */
-  didNotImprove: z.boolean(),
   /** Codes of the warnings the run raised (RUN_WARNING_CODES), each once. */
   warnings: z.array(z.string()),
   /** What the worker is doing now (running runs only). */
