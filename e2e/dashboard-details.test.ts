@@ -266,4 +266,40 @@ describe.skipIf(!exe)('dashboard details in a real browser', { timeout: 300_000 
     expect(plotted).toEqual(expect.arrayContaining(['actor/entropy', 'train/entropy']));
     expect(await chart.evaluate((el) => el.getBoundingClientRect().top < window.innerHeight)).toBe(true); // scrolled to
   });
+
+  it("says in a finished run's header and in the runs list whether validation success changed beyond its noise", async () => {
+    /** A finished run trained elsewhere, validated over 64 episodes at steps 0, 10, 20, … */
+    const finished = async (name: string, vals: number[]): Promise<string> => {
+      const { id } = (await api('POST', '/api/runs', { name, external: true, config: { rollout: { validation: { size: 64 } } } })) as {
+        id: string;
+      };
+      await api('POST', `/api/runs/${id}/ingest/metrics`, {
+        points: vals.map((value, i) => ({ key: 'val/success', step: 10 * i, value })),
+      });
+      await api('POST', `/api/runs/${id}/ingest/finish`, { status: 'succeeded' });
+      return id;
+    };
+    const learned = await finished('verdict: learned', [9 / 64, 20 / 64, 30 / 64]);
+    // the default run's numbers: +6.25 points against ±13.6, with a best (25%) the verdict leaves aside
+    const flat = await finished('verdict: flat', [9 / 64, 16 / 64, 13 / 64]);
+
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${sys.webUrl}/runs/${learned}`);
+    const header = page.getByTestId('val-summary');
+    await expect.poll(() => header.textContent()).toContain('14.1% → 46.9%');
+    expect(await header.getByTestId('val-verdict').textContent()).toBe('improved');
+    expect(await header.getByTestId('val-verdict').getAttribute('title')).toMatch(/^\+32\.8 points, noise ±15\.4 .*two-proportion test/);
+
+    await page.goto(`${sys.webUrl}/runs/${flat}`);
+    await expect.poll(() => header.textContent()).toContain('14.1% → 20.3%');
+    expect(await header.getByTestId('val-verdict').textContent()).toBe('no clear change');
+    expect(await header.getByTestId('val-verdict-detail').textContent()).toBe('±13.6 points is noise (64 episodes each)');
+    expect(await header.getByTestId('val-best').textContent()).toBe('· best 25.0%');
+    expect(await header.getByTestId('val-best').getAttribute('title')).toContain('Not used for the verdict');
+
+    await page.goto(`${sys.webUrl}/`);
+    const verdictIn = (name: string) => page.getByTestId('run-row').filter({ hasText: name }).getByTestId('val-verdict');
+    await expect.poll(() => verdictIn('verdict: learned').textContent()).toBe('14% → 47% · improved');
+    expect(await verdictIn('verdict: flat').textContent()).toBe('14% → 20% · no clear change');
+  });
 });

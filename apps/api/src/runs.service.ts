@@ -14,6 +14,8 @@ import {
   ValidationError,
   isFinishedStatus,
   runOwnershipRefusal,
+  valEpisodes,
+  valVerdict,
   type CheckpointInfo,
   type LogLine,
   type PruneResult,
@@ -26,6 +28,7 @@ import {
   type CreateBaseModelRequest,
   type CreateRunRequest,
   type ListRunsQuery,
+  type ValPoint,
 } from '@starpo/contracts';
 import {
   baseModelNameTaken,
@@ -37,7 +40,7 @@ import {
   deletionRefusal,
   pruneRun,
   findTeamRun,
-  firstMetricPoints,
+  firstAndLastMetricPoints,
   initialRunStatus,
   insertRun,
   insertRunOnce,
@@ -190,7 +193,7 @@ export class RunsService {
     const ids = page.map((r) => r.id);
     const sums = await runSummaryMetrics(this.db, ids, keys);
     const warnings = await runWarningCodes(this.db, ids);
-    const starts = await firstMetricPoints(this.db, ids, VAL_SUCCESS);
+    const vals = await firstAndLastMetricPoints(this.db, ids, VAL_SUCCESS);
     return page.map((r) =>
       summary(
         r,
@@ -198,7 +201,7 @@ export class RunsService {
         this.settings.externalStaleMs,
         warnings.get(r.id),
         null,
-        starts.get(r.id),
+        vals.get(r.id),
       ),
     );
   }
@@ -296,9 +299,9 @@ export class RunsService {
   async detail(run: Run): Promise<RunDetail> {
     const sums = await runSummaryMetrics(this.db, [run.id], SUMMARY_KEYS);
     const warnings = (await runWarningCodes(this.db, [run.id])).get(run.id);
-    const start = (await firstMetricPoints(this.db, [run.id], VAL_SUCCESS)).get(run.id);
+    const vals = (await firstAndLastMetricPoints(this.db, [run.id], VAL_SUCCESS)).get(run.id);
     return {
-      ...summary(run, sums, this.settings.externalStaleMs, warnings, await queuePosition(this.db, run), start),
+      ...summary(run, sums, this.settings.externalStaleMs, warnings, await queuePosition(this.db, run), vals),
       config: run.config as Record<string, unknown>,
       webUrl: `${this.settings.webOrigin.split(',')[0]!.trim()}/runs/${run.id}`,
       notes: run.notes,
@@ -336,9 +339,10 @@ export function summary(
   externalStaleMs: number,
   warnings: string[] = [],
   queuePosition: number | null = null,
-  valStart?: { step: number; value: number },
+  vals?: { first: ValPoint; last: ValPoint },
 ): RunSummary {
   const val = sums.find((s) => s.key === VAL_SUCCESS);
+  const episodes = valEpisodes(r.config);
   // Derived, not stored: the next ingestion revives the run without any write here.
   const silent = r.kind === 'external' && r.status === 'running' && Date.now() - (r.heartbeatAt ?? r.createdAt).getTime() > externalStaleMs;
   return {
@@ -360,9 +364,10 @@ export function summary(
     finishedAt: r.finishedAt?.toISOString() ?? null,
     latest: Object.fromEntries(sums.map((s) => [s.key, s.value])),
     bestValSuccess: val?.maxValue ?? null,
-    valSuccessAtStart: valStart?.value ?? null,
-    // the best includes the first validation, so "not above it" is "equal to it"
-    didNotImprove: isFinishedStatus(r.status) && !!val && !!valStart && (val.step ?? 0) > valStart.step && val.maxValue <= valStart.value,
+    valSuccessAtStart: vals?.first.value ?? null,
+    valSuccessAtEnd: vals?.last.value ?? null,
+    valEpisodes: episodes,
+    valVerdict: isFinishedStatus(r.status) ? valVerdict(vals?.first, vals?.last, episodes) : null,
     warnings,
     progress: r.status === 'running' ? (r.progress as RunProgress | null) : null,
     queuePosition,

@@ -1,3 +1,4 @@
+import type { RunSummary } from '@starpo/contracts';
 import { upsertMetrics } from '@starpo/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
@@ -212,29 +213,41 @@ describe('runs over REST', () => {
     expect((await get(`/api/runs/${created.id}/metric-keys`).expect(200)).body).toEqual(['train/success', 'val/success']);
   });
 
-  it('says when a finished run never beat its step-0 validation, in the run and in the list', async () => {
-    const make = async (name: string, vals: number[], status: 'succeeded' | 'running') => {
+  it('gives a finished run a verdict on its first → last validation against the noise, in the run and in the list', async () => {
+    /** A quick-cpu run (64 validation episodes) with one validation per `steps` entry. */
+    const make = async (name: string, vals: number[], status: 'succeeded' | 'running', steps = vals.map((_, i) => i * 10)) => {
       const run = (await post('/api/runs', { name, preset: 'quick-cpu' }).expect(201)).body;
-      for (const [i, v] of vals.entries()) await upsertMetrics(t.db, run.id, i * 10, { 'val/success': v });
+      for (const [i, v] of vals.entries()) await upsertMetrics(t.db, run.id, steps[i]!, { 'val/success': v });
       await t.db.run.update({ where: { id: run.id }, data: { status } });
       return run.id as string;
     };
-    const flat = await make('flat', [0.156, 0.078, 0.156], 'succeeded');
-    const learned = await make('learned', [0.156, 0.172], 'succeeded');
+    // steps 0, 100 and 200 lie in different 64-step blocks of metric_blocks
+    const learned = await make('learned', [9 / 64, 30 / 64, 26 / 64], 'succeeded', [0, 100, 200]);
+    const flat = await make('flat', [9 / 64, 16 / 64, 13 / 64], 'succeeded');
+    const worse = await make('worse', [32 / 64, 13 / 64], 'succeeded');
     const once = await make('validated once', [0.2], 'succeeded');
-    const live = await make('still running', [0.3, 0.1], 'running');
-    expect((await get(`/api/runs/${flat}`).expect(200)).body).toMatchObject({
-      didNotImprove: true,
-      valSuccessAtStart: 0.156,
-      bestValSuccess: 0.156,
+    const live = await make('still running', [0.1, 0.5], 'running');
+    const external = (await post('/api/runs', { name: 'elsewhere', external: true, config: {} }).expect(201)).body.id as string;
+    for (const [i, v] of [0.1, 0.9].entries()) await upsertMetrics(t.db, external, i, { 'val/success': v });
+    await post(`/api/runs/${external}/ingest/finish`, { status: 'succeeded' }).expect(200);
+
+    expect((await get(`/api/runs/${learned}`).expect(200)).body).toMatchObject({
+      valSuccessAtStart: 9 / 64,
+      valSuccessAtEnd: 26 / 64,
+      bestValSuccess: 30 / 64,
+      valEpisodes: 64,
+      valVerdict: { verdict: 'improved', change: 17 / 64, noise: expect.closeTo(0.15213, 4), reason: null },
     });
-    const list = (await get('/api/runs?limit=100').expect(200)).body.items as {
-      id: string;
-      didNotImprove: boolean;
-      valSuccessAtStart: number | null;
-    }[];
-    const verdict = Object.fromEntries(list.map((r) => [r.id, r.didNotImprove]));
-    expect([verdict[flat], verdict[learned], verdict[once], verdict[live]]).toEqual([true, false, false, false]);
-    expect(list.find((r) => r.id === learned)?.valSuccessAtStart).toBe(0.156);
+    const list = (await get('/api/runs?limit=100').expect(200)).body.items as RunSummary[];
+    const byId = (id: string) => list.find((r) => r.id === id)!;
+    expect(byId(learned)).toMatchObject({ valSuccessAtStart: 9 / 64, valSuccessAtEnd: 26 / 64, valEpisodes: 64 });
+    expect([learned, flat, worse].map((id) => byId(id).valVerdict?.verdict)).toEqual(['improved', 'no_clear_change', 'got_worse']);
+    expect(byId(flat)).toMatchObject({ valSuccessAtEnd: 13 / 64, bestValSuccess: 16 / 64 }); // the best is not judged
+    expect(byId(once).valVerdict).toMatchObject({ verdict: null, reason: 'only one validation (step 0): nothing to compare it with' });
+    expect(byId(live)).toMatchObject({ valSuccessAtStart: 0.1, valSuccessAtEnd: 0.5, valVerdict: null }); // judged when it finishes
+    expect(byId(external)).toMatchObject({
+      valEpisodes: null,
+      valVerdict: { verdict: null, reason: 'the number of episodes per validation is unknown' },
+    });
   });
 });

@@ -5,7 +5,8 @@ import { algorithmLabel, duration, pct, when } from '../components/format';
 import { GatedLink } from '../components/Gated';
 import { Sparkline } from '../components/Sparkline';
 import { warningTitle } from '../components/RunActivity';
-import { NotImprovedBadge, Progress, StatusBadge } from '../components/StatusBadge';
+import { Progress, StatusBadge } from '../components/StatusBadge';
+import { ValChange } from '../components/ValVerdict';
 import { useEnvs, useMe, useMembers, useRuns, useSparklines } from '../lib/queries';
 import { denied } from '../lib/roles';
 import { apiSort, COLUMNS, groupRuns, parseView, viewQuery, type RunsView } from '../lib/runs-view';
@@ -80,6 +81,8 @@ export default function RunsPage() {
         return duration(r.startedAt, r.finishedAt);
       case 'progress':
         return <Progress step={r.currentStep} total={r.totalSteps} />;
+      case 'change':
+        return <ValChange run={r} />;
       case 'best':
         return pct(r.bestValSuccess);
       case 'spark':
@@ -228,7 +231,6 @@ export default function RunsPage() {
                       </td>
                       <td>
                         <StatusBadge status={r.status} cancelRequested={r.cancelRequested} />
-                        {r.didNotImprove ? <NotImprovedBadge run={r} /> : null}
                         {r.warnings.length ? (
                           <span className="badge warn" title={r.warnings.map(warningTitle).join(', ')} data-testid="run-warnings-badge">
                             {r.warnings.length} warning{r.warnings.length > 1 ? 's' : ''}

@@ -1,23 +1,7 @@
-import type { RunSummary } from '@starpo/contracts';
-import { pct } from './format';
-
 export function StatusBadge({ status, cancelRequested }: { status: string; cancelRequested?: boolean }) {
   return (
     <span className={`badge s-${status}`} data-testid="status">
       {cancelRequested && status === 'running' ? 'cancelling' : status.replace('_', ' ')}
-    </span>
-  );
-}
-
-/** A finished run whose validation never beat its first (step-0) one: it ran, but learned nothing measurable. */
-export function NotImprovedBadge({ run }: { run: Pick<RunSummary, 'bestValSuccess' | 'valSuccessAtStart'> }) {
-  return (
-    <span
-      className="badge warn"
-      data-testid="did-not-improve"
-      title={`best validation success ${pct(run.bestValSuccess)} never beat the ${pct(run.valSuccessAtStart)} of the policy before training (step 0)`}
-    >
-      did not improve
     </span>
   );
 }

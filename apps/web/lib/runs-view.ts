@@ -21,10 +21,11 @@ export const COLUMNS: Record<string, string> = {
   started: 'Started',
   duration: 'Duration',
   progress: 'Steps',
+  change: 'Val first → last',
   best: 'Best val',
   spark: 'Val success',
 };
-export const DEFAULT_COLS = ['environment', 'algorithm', 'tags', 'started', 'duration', 'progress', 'best', 'spark'];
+export const DEFAULT_COLS = ['environment', 'algorithm', 'tags', 'started', 'duration', 'progress', 'change', 'best', 'spark'];
 const GROUPS = ['', 'tag', 'environment', 'algorithm'] as const;
 
 export function parseView(search: string): RunsView {

@@ -3,6 +3,7 @@ import { PRETRAIN_DEFAULTS, PRETRAIN_ENVS, STARPO_TINY_SIZES } from './bases.js'
 import { ROLES } from './roles.js';
 import { runProgressSchema } from './run-activity.js';
 import { EXTERNAL_FINAL_STATUSES, RUN_STATUSES } from './run-status.js';
+import { valVerdictSchema } from './val-verdict.js';
 import { INT32_MAX, INT32_MIN, INT64_MAX, MAX_UNIX_SECONDS } from './storable.js';
 
 /** POST /api/runs body: a preset plus overrides (any RunConfig subset), with metadata. */
@@ -45,12 +46,16 @@ export const runSummarySchema = z.object({
   finishedAt: z.string().nullable(),
   /** Latest value of key metrics (from the summary table). */
   latest: z.record(z.string(), z.number()),
-  /** Best validation success so far. */
+  /** Best validation success so far (shown, never judged: see BEST_VAL_CAVEAT). */
   bestValSuccess: z.number().nullable(),
-  /** Validation success of the first validation (step 0: the policy before training). */
+  /** Validation success of the first validation (step 0 with rollout.validation.beforeTraining: the policy before training). */
   valSuccessAtStart: z.number().nullable(),
-  /** Finished, validated after its first validation, and never beat it: the run learned nothing measurable. */
-  didNotImprove: z.boolean(),
+  /** Validation success of the last validation so far. */
+  valSuccessAtEnd: z.number().nullable(),
+  /** Episodes per validation (rollout.validation.size); null when the run's config does not say. */
+  valEpisodes: z.number().nullable(),
+  /** A finished run's verdict on its first → last validation (valVerdict); null until it finishes. */
+  valVerdict: valVerdictSchema.nullable(),
   /** Codes of the warnings the run raised (RUN_WARNING_CODES), each once. */
   warnings: z.array(z.string()),
   /** What the worker is doing now (running runs only). */

@@ -15,5 +15,6 @@ export * from './bases.js';
 export * from './run-activity.js';
 export * from './storable.js';
 export * from './verdicts.js';
+export * from './val-verdict.js';
 export * from './routes.js';
 export * from './settings.js';

@@ -41,6 +41,10 @@ describe('starpo train (smoke)', () => {
         },
       );
       expect(stdout).toMatch(/succeeded at step 3/);
+      // the last line: validation at step 0 → step 3 over 8 episodes, and the verdict on it
+      expect(stdout.trim().split('\n').at(-1)).toMatch(
+        /^validation success \d+\.\d% → \d+\.\d% \(8 episodes each\): (improved|no clear change|got worse) \(±\d+\.\d points is noise\)$/,
+      );
       const metrics = readFileSync(path.join(out, 'metrics.jsonl'), 'utf8')
         .trim()
         .split('\n')

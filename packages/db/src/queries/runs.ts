@@ -83,17 +83,26 @@ export function runSummaryMetrics(db: Db, runIds: string[], keys: string[]) {
   return db.metricSummary.findMany({ where: { runId: { in: runIds }, key: { in: keys } } });
 }
 
-/** The first point of `key` of each run (its step-0 validation, for `val/success`), by run id. */
-export async function firstMetricPoints(db: Db, runIds: string[], key: string): Promise<Map<string, { step: number; value: number }>> {
+/** The first and the last point of `key` of each run (its first and last validation, for `val/success`), by run id. */
+export async function firstAndLastMetricPoints(
+  db: Db,
+  runIds: string[],
+  key: string,
+): Promise<Map<string, { first: { step: number; value: number }; last: { step: number; value: number } }>> {
+  // one pass over the runs' blocks of `key`: the first block's first point and the last block's last one
   const rows = runIds.length
-    ? await db.$queryRawUnsafe<{ run_id: string; step: number; value: number }[]>(
-        `SELECT DISTINCT ON (run_id) run_id::text, first_step AS step, first_value AS value FROM metric_blocks
-          WHERE run_id = ANY($1::uuid[]) AND key = $2 ORDER BY run_id, bucket`,
+    ? await db.$queryRawUnsafe<{ run_id: string; first_step: number; first_value: number; last_step: number; last_value: number }[]>(
+        `SELECT run_id::text,
+                (array_agg(first_step ORDER BY bucket))[1] AS first_step, (array_agg(first_value ORDER BY bucket))[1] AS first_value,
+                (array_agg(last_step ORDER BY bucket DESC))[1] AS last_step, (array_agg(last_value ORDER BY bucket DESC))[1] AS last_value
+           FROM metric_blocks WHERE run_id = ANY($1::uuid[]) AND key = $2 GROUP BY run_id`,
         runIds,
         key,
       )
     : [];
-  return new Map(rows.map((r) => [r.run_id, { step: r.step, value: r.value }]));
+  return new Map(
+    rows.map((r) => [r.run_id, { first: { step: r.first_step, value: r.first_value }, last: { step: r.last_step, value: r.last_value } }]),
+  );
 }
 
 /** The warning codes each run raised (warnings are log lines with a code). */

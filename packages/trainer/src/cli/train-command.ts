@@ -8,6 +8,7 @@ import { FileSink, latestCheckpoint } from '../train/file-sink.js';
 import { train } from '../train/loop.js';
 import { loadBaseModel } from '../bases/load.js';
 import { PhaseProgress } from './progress.js';
+import { readValidations, valVerdictLine } from './val-verdict-line.js';
 
 const fmt = (v: number | undefined) => (v === undefined ? '–' : Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(3));
 
@@ -93,6 +94,7 @@ export function registerTrainCommand(program: Command, out: (line: string) => vo
         const result = await train({ config, base, sink, signal: abort.signal, resume, deadline, pool }).finally(() => pool?.close());
         progress.stop();
         out(`${result.status} at step ${result.step}${result.stopReason ? ` (${result.stopReason})` : ''}; outputs in ${outDir}`);
+        out(valVerdictLine(readValidations(outDir), config.rollout.validation.size));
       },
     );
 }

@@ -4,12 +4,13 @@ import { useParams, useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { CheckpointsTab } from '../../../components/CheckpointsTab';
 import { ConfigTab, SentConfig } from '../../../components/ConfigTab';
-import { algorithmLabel, duration, pct, when } from '../../../components/format';
+import { algorithmLabel, duration, when } from '../../../components/format';
 import { DiagnosticsTab } from '../../../components/DiagnosticsTab';
 import { Gated, GatedLink } from '../../../components/Gated';
 import { RunCharts } from '../../../components/RunCharts';
 import { RunMeta } from '../../../components/RunMeta';
-import { NotImprovedBadge, Progress, StatusBadge } from '../../../components/StatusBadge';
+import { Progress, StatusBadge } from '../../../components/StatusBadge';
+import { ValSummary } from '../../../components/ValVerdict';
 import { TrajectoriesTab } from '../../../components/TrajectoriesTab';
 import { LogsTab, PhaseProgress, WarningsPanel } from '../../../components/RunActivity';
 import { useApi } from '../../../lib/api';
@@ -132,14 +133,8 @@ export default function RunPage() {
             <b>Queued</b> {run.queuePosition === 1 ? 'next for a worker' : `position ${run.queuePosition} in the queue`}
           </span>
         ) : null}
-        <span>
-          <b>Best val success</b> {pct(run.bestValSuccess)}
-          {run.didNotImprove ? (
-            <>
-              {' '}
-              <NotImprovedBadge run={run} />
-            </>
-          ) : null}
+        <span data-testid="val-summary">
+          <b>Val success</b> <ValSummary run={run} />
         </span>
         {run.stopReason ? (
           <span data-testid="stop-reason">
