@@ -161,7 +161,8 @@ describeCases('learnability: Bandit from a random-arm base', 'Bandit', 'high arm
  * turn that reaches the goal (under the sparse reward) or from the shaped step rewards (quick-cpu).
  */
 const lake = recipe({
-  env: { name: 'frozenlake', config: { map: ['SF', 'HG'], successRate: 1, maxSteps: 6 } },
+  // the base reads the bare grid it was pretrained on (quick-cpu's own FrozenLake lists coordinates above it)
+  env: { name: 'frozenlake', config: { map: ['SF', 'HG'], successRate: 1, maxSteps: 6, observationFormat: 'grid' } },
   base: LAKE_BASE,
   maxTurns: 3,
   steps: 16,
@@ -212,6 +213,14 @@ const SOKOBAN_CASES: (Case & { family: Estimator })[] = [
     ...PASS,
   },
   { name: 'GiGPO (shaped)', family: 'gigpo', overrides: push({ advEstimator: 'gigpo' }), ...PASS },
+  {
+    // the teacher's replies at the states the policy visits, beside quick-cpu's own credit
+    name: 'quick-cpu with on-policy solver distillation',
+    family: 'turn_return',
+    preset: 'quick-cpu',
+    overrides: push({ solverDistill: { coef: 1, turns: 32 } }),
+    ...PASS,
+  },
 ];
 
 describeCases('learnability: one Sokoban push from a random-move base', 'Sokoban', 'room solved', SOKOBAN_CASES);
