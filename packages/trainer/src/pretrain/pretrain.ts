@@ -13,6 +13,7 @@ import { CompactTokenizer, buildCompactVocab } from '../tokenizer/compact-tokeni
 import { vocabularyCorpus } from './corpus.js';
 import { loadBaseModel } from '../bases/load.js';
 import { labelVisitedStates } from '../train/distill.js';
+import { yieldToEventLoop } from '../util/yield.js';
 
 import { supervisedTrain, type SftProgress } from './sft.js';
 import { TeacherResponder } from './teacher.js';
@@ -108,6 +109,7 @@ export async function pretrain(o: PretrainOptions, ev: PretrainEvents = {}): Pro
   const size = (start?.meta.size as StarpoTinySize | undefined) ?? o.size;
   const rng = new Rng(o.seed);
   const teacher = new TeacherResponder({ maxActionsPerTurn: 5, randomActionShare: o.randomActionShare });
+  await yieldToEventLoop(); // building the vocabulary and the model held it for a moment
 
   ev.phase?.('teacher dialogues', o.dialogues * envs.length);
   const data: { ids: number[]; lossMask: number[] }[] = [];
@@ -133,6 +135,7 @@ export async function pretrain(o: PretrainOptions, ev: PretrainEvents = {}): Pro
         )),
       );
       ev.progress?.(data.length + trajs.length);
+      await yieldToEventLoop(); // the teacher's turns never leave the event loop on their own
     }
     teacherSuccess[env] = replyStats(trajs).success;
     data.push(...trajs.flatMap((t) => segmentRanges(t).map(([a, b]) => ({ ids: t.ids.slice(a, b), lossMask: t.lossMask.slice(a, b) }))));
@@ -169,6 +172,7 @@ export async function pretrain(o: PretrainOptions, ev: PretrainEvents = {}): Pro
         const trajs = await rollout(req, player, tokenizer, rng);
         labelled.push(...labelVisitedStates(trajs, { name: env, config: envConfig }, settings, tokenizer, rng).examples);
         ev.progress?.(Math.min(seeds.length, i + 64));
+        await yieldToEventLoop();
       }
     }
     ev.log?.(`on-policy round ${round}: ${labelled.length} visited states labelled by the teacher`);

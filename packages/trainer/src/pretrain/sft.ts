@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { Qwen2Model } from '../model/qwen2.js';
 import { packSequences, tokenLogProbs } from '../policy/score.js';
 import { AdamW, accumulateGradients } from '../train/optimizer.js';
+import { yieldToEventLoop } from '../util/yield.js';
 import type { Rng } from '@starpo/envs';
 
 export interface SftExample {
@@ -59,6 +60,7 @@ export async function accumulateCrossEntropy(
   const totalTokens = examples.reduce((a, x) => a + x.lossMask.reduce((p, q) => p + q, 0), 0);
   let loss = 0;
   for (const micro of microBatches(examples, maxTokens)) {
+    await yieldToEventLoop(); // a worker's heartbeat, cancel and database replies wait for these turns
     const packed = packSequences(micro, padId);
     loss += await accumulateGradients(
       () =>
