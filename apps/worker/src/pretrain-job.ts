@@ -16,11 +16,14 @@ import type { JobContext } from './job.js';
 export async function executePretrain({ db, run, sink, signal, log }: JobContext): Promise<TrainResult> {
   const lease = run.leaseEpoch;
   const out = mkdtempSync(path.join(os.tmpdir(), 'starpo-pretrain-'));
+  let writes = Promise.resolve();
   try {
     const o = createBaseModelSchema.parse((run.config as { pretrain?: unknown }).pretrain);
     log(`run ${run.id}: pretraining base model "${o.name}" (${o.env}, ${o.size})`);
     let total = 0;
     let lastWrite = 0;
+    // progress is best effort, written in order and settled before the job ends: a late `running` must not follow its end
+    const later = (write: () => Promise<void>) => void (writes = writes.then(write).catch(() => {}));
     await sink.status({ status: 'running', step: 0, totalSteps: 0 });
     const result = await pretrain(
       {
@@ -40,18 +43,19 @@ export async function executePretrain({ db, run, sink, signal, log }: JobContext
       {
         phase: (name, t) => {
           total = t ?? 0;
-          void sink.log('info', `phase: ${name}${t ? ` (${t})` : ''}`).catch(() => {}); // progress lines are best effort
+          later(() => sink.log('info', `phase: ${name}${t ? ` (${t})` : ''}`));
         },
         progress: (done, info) => {
           if (Date.now() - lastWrite < 2000) return; // progress, not a stream of writes
           lastWrite = Date.now();
-          void sink.status({ status: 'running', step: done, totalSteps: total }).catch(() => {});
+          later(() => sink.status({ status: 'running', step: done, totalSteps: total }));
           const loss = Number(info?.loss);
-          if (Number.isFinite(loss)) void sink.metrics(done, { 'pretrain/loss': loss }).catch(() => {});
+          if (Number.isFinite(loss)) later(() => sink.metrics(done, { 'pretrain/loss': loss }));
         },
-        log: (m) => void sink.log('info', m).catch(() => {}),
+        log: (m) => later(() => sink.log('info', m)),
       },
     );
+    await writes;
     throwIfStopped(signal); // a stop as the last phase ended: nothing is registered
     const files = readdirSync(out).filter((f) => !f.startsWith('.'));
     for (const f of files)
@@ -97,6 +101,7 @@ export async function executePretrain({ db, run, sink, signal, log }: JobContext
     await sink.status({ status: 'succeeded', step: final, totalSteps: final });
     return { status: 'succeeded', step: final };
   } finally {
+    await writes;
     rmSync(out, { recursive: true, force: true });
   }
 }
