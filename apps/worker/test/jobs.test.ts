@@ -97,6 +97,9 @@ describe.each(Object.keys(JOBS) as (keyof typeof JOBS)[])('every kind of job sto
     const row = await db.run.findUniqueOrThrow({ where: { id: run.id } });
     expect(row).toMatchObject({ status: 'queued', workerId: null, resumeCount: run.resumeCount + 1 });
     expect(row.leaseEpoch).toBeGreaterThan(run.leaseEpoch);
+    // at the step its next claim continues from: its latest checkpoint's, 0 without one
+    const latest = await db.checkpoint.findFirst({ where: { runId: run.id, kind: 'state.json' }, orderBy: { step: 'desc' } });
+    expect(row.currentStep).toBe(latest?.step ?? 0);
     expect(endedMs).toBeLessThan(10_000);
     expect(await baseModels(run.id)).toBe(0);
   }, 180_000);
