@@ -92,6 +92,17 @@ describe('faults: killed, frozen and stopped processes; a stopped and a frozen d
     ).body.id;
   }
 
+  /** A pretrain job as the API queues it: tens of seconds of supervised steps on a loaded machine. */
+  async function launchPretrain(name: string): Promise<string> {
+    const body = { name, env: 'bandit', size: 'nano', dialogues: 2000, valSize: 4 };
+    return (await http().post('/api/base-models').set('Authorization', auth).send(body).expect(202)).body.id;
+  }
+  const pretrainUnderWay = (id: string) =>
+    waitFor(`pretrain ${id} in its supervised training`, async () =>
+      db.runLog.findFirst({ where: { runId: id, message: { startsWith: 'phase: supervised training' } } }),
+    );
+  const registered = (id: string) => db.baseModel.count({ where: { runId: id } });
+
   /** Every training step stored once, each step from one lease, leases non-decreasing with the step; returns the leases seen. */
   async function verifyRun(id: string, steps: number): Promise<number[]> {
     const done = await untilStatus(id, ['succeeded', 'failed', 'cancelled'], 180_000);
@@ -254,6 +265,57 @@ describe('faults: killed, frozen and stopped processes; a stopped and a frozen d
       'cancel during the first validation',
       'stopped within 10 s with a checkpoint; the resumed run validates first',
       `cancelled after ${(stopMs / 1000).toFixed(1)} s at step 0; resumed: step-0 validation stored once, 2/2 steps once; leases ${leases.join('→')}`,
+    );
+  });
+
+  it('cancel of a pretrain job: noticed within 2 s, ended cancelled, no base model registered', async () => {
+    const id = await launchPretrain('bm-cancel');
+    await pretrainUnderWay(id);
+    const t0 = Date.now();
+    await http().post(`/api/runs/${id}/cancel`).set('Authorization', auth).expect(202);
+    const done = await untilStatus(id, ['cancelled', 'succeeded', 'failed'], 60_000);
+    const stopMs = Date.now() - t0;
+    expect(done, allLogs()).toMatchObject({ status: 'cancelled', stopReason: 'cancelled by F' });
+    // both lines are stamped by the database: the API's request and the worker's notice of it
+    const line = (m: string) => db.runLog.findFirstOrThrow({ where: { runId: id, message: { contains: m } } });
+    const noticedMs = (await line('stopping the current phase')).at.getTime() - (await line('cancel requested')).at.getTime();
+    expect(noticedMs).toBeLessThan(2000);
+    await sleep(3000); // a job that went on would register its model within moments of its end
+    expect(await registered(id)).toBe(0);
+    const names = (await http().get('/api/base-models').set('Authorization', auth).expect(200)).body.map((m: { name: string }) => m.name);
+    expect(names).not.toContain('bm-cancel');
+    note(
+      'cancel of a pretrain job during its supervised training',
+      'noticed within 2 s, ended `cancelled`, no base model',
+      `noticed ${(noticedMs / 1000).toFixed(1)} s after the request, \`cancelled\` ${(stopMs / 1000).toFixed(1)} s after it; no base model registered`,
+    );
+  });
+
+  it('worker SIGTERM during a pretrain job: requeued, exit 0 within WORKER_SHUTDOWN_MS; another worker pretrains it from the start', async () => {
+    const id = await launchPretrain('bm-sigterm');
+    await pretrainUnderWay(id);
+    const victim = await owner(id);
+    const before = await row(id);
+    const child = workers.get(victim)!;
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const t0 = Date.now();
+    child.kill('SIGTERM');
+    const code = await exited;
+    const exitMs = Date.now() - t0;
+    expect(code, logs.get(victim)).toBe(0);
+    expect(exitMs).toBeLessThan(Number(WORKER_ENV.WORKER_SHUTDOWN_MS));
+    const requeued = await row(id);
+    expect(requeued.leaseEpoch).toBeGreaterThan(before.leaseEpoch);
+    expect(requeued.resumeCount).toBe(before.resumeCount + 1);
+    expect(await registered(id)).toBe(0);
+    startWorker(`${victim}-next`);
+    const done = await untilStatus(id, ['succeeded', 'failed', 'cancelled'], 240_000);
+    expect(done.status, allLogs()).toBe('succeeded');
+    expect(await registered(id)).toBe(1);
+    note(
+      'worker SIGTERM during a pretrain job',
+      `requeued, exit 0 within WORKER_SHUTDOWN_MS (${Number(WORKER_ENV.WORKER_SHUTDOWN_MS) / 1000} s); the next worker pretrains it from the start`,
+      `exit 0 after ${(exitMs / 1000).toFixed(1)} s, the job back in the queue (resume ${requeued.resumeCount}, lease ${before.leaseEpoch}→${requeued.leaseEpoch}), no base model; pretrained again by another worker: \`succeeded\`, one base model`,
     );
   });
 

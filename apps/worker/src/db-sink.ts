@@ -47,8 +47,11 @@ export class DbSink implements TrainSink {
     await this.flush();
     const lease = this.lease;
     if (lease !== undefined && u.status === 'cancelled' && u.stopReason === WORKER_SHUTDOWN) {
-      // checkpointed for a shutdown: back to the queue (or cancelled, if a cancel came meanwhile)
-      await this.log('warn', `requeued at step ${u.step} (worker shutting down): the next worker resumes it from its checkpoint`);
+      // stopped for a shutdown: back to the queue (or cancelled, if a cancel came meanwhile)
+      await this.log(
+        'warn',
+        `requeued at step ${u.step} (worker shutting down): the next worker resumes it from its latest checkpoint, or starts it over if it has none`,
+      );
       await this.retry(() => releaseRun(this.db, this.runId, lease, u.step));
       await this.notify({ type: 'status' });
       return;

@@ -1,19 +1,22 @@
-import { databaseUrlOf, isLeaseLost, latestCheckpointFiles, startRunHeartbeat, type Db, type Run } from '@starpo/db';
-import { runConfigSchema, USER_CANCEL_REASON } from '@starpo/contracts';
-import { backendInfo, startPool, train, type TrainResult } from '@starpo/trainer';
-import { loadRunBase } from './base-model.js';
+import { databaseUrlOf, isLeaseLost, startRunHeartbeat, type Db, type Run } from '@starpo/db';
+import { USER_CANCEL_REASON } from '@starpo/contracts';
+import { StopRequested, type TrainResult } from '@starpo/trainer';
 import { DbSink, WORKER_SHUTDOWN } from './db-sink.js';
+import { LEASE_LOST, type Job, type JobContext, type JobKind } from './job.js';
 import { executePretrain } from './pretrain-job.js';
 import { DEFAULT_COMPUTE_THREADS } from './settings.js';
+import { executeTraining } from './training-job.js';
 
-/** Stop reason of a run whose lease moved on (requeued by a sweep, claimed by another worker, deleted). */
-export const LEASE_LOST = 'lease lost';
+export { LEASE_LOST } from './job.js';
+
+/** Every kind of run a worker claims, and the job that executes it; all of them are stopped, fenced and ended alike (executeRun). */
+const JOBS: Record<JobKind, Job> = { train: executeTraining, pretrain: executePretrain };
 
 /**
- * Execute one claimed training run to its end, resuming from its latest checkpoint if it has one.
- * `signal` stops it from outside (SIGTERM: checkpoint, then back to the queue). Every `cancelPollMs`
- * the run's heartbeat is refreshed under its lease, which also reports a cancel asked for through
- * the API (checkpoint, then `cancelled`) or a lease that is gone (stop at once, write nothing more).
+ * Execute one claimed run, whatever its kind, to its end. `signal` stops it from outside (SIGTERM:
+ * back to the queue). Every `cancelPollMs` the run's heartbeat is refreshed under its lease, which
+ * also reports a cancel asked for through the API (the run ends `cancelled`) or a lease that is gone
+ * (stop at once, write nothing more). The job sees all three as one stop signal, with its reason.
  */
 export async function executeRun(
   db: Db,
@@ -23,6 +26,7 @@ export async function executeRun(
   opts: { cancelPollMs?: number; worker?: string; computeThreads?: string } = {},
 ): Promise<TrainResult> {
   const lease = run.leaseEpoch;
+  const sink = new DbSink(db, run.id, lease);
   const stop = new AbortController();
   const onOuter = () => stop.abort(typeof signal.reason === 'string' ? signal.reason : WORKER_SHUTDOWN);
   if (signal.aborted) onOuter();
@@ -38,13 +42,21 @@ export async function executeRun(
     } else if (r.cancelRequested && !stop.signal.aborted) {
       const reason = r.stopReason ?? USER_CANCEL_REASON; // names who cancelled, as the API recorded it
       log(`run ${run.id}: ${reason}; stopping it`);
-      void new DbSink(db, run.id, lease).log('warn', `${reason}: stopping the current phase, with a checkpoint`).catch(() => {});
+      void sink.log('warn', `${reason}: stopping the current phase`).catch(() => {});
       stop.abort(reason);
     }
   });
+  const ctx: JobContext = {
+    db,
+    run,
+    sink,
+    signal: stop.signal,
+    log,
+    worker: opts.worker ?? 'unnamed',
+    computeThreads: opts.computeThreads ?? DEFAULT_COMPUTE_THREADS,
+  };
   try {
-    if (run.kind === 'pretrain') return await executePretrain(db, run, log);
-    return await executeTraining(db, run, stop.signal, log, opts.worker, opts.computeThreads);
+    return await execute(JOBS[run.kind as JobKind], ctx);
   } catch (e) {
     if (!isLeaseLost(e) && !lost) throw e;
     // Another worker owns the run now (or it was requeued or deleted): nothing more may be written for it.
@@ -58,53 +70,22 @@ export async function executeRun(
   }
 }
 
-async function executeTraining(
-  db: Db,
-  run: Run,
-  signal: AbortSignal,
-  log: (msg: string) => void,
-  worker = 'unnamed',
-  computeThreads = DEFAULT_COMPUTE_THREADS,
-): Promise<TrainResult> {
-  const sink = new DbSink(db, run.id, run.leaseEpoch);
+/** Runs `job` and ends a run it did not end itself: a stop it kept nothing of, or a failure. A lost lease is the caller's. */
+async function execute(job: Job | undefined, ctx: JobContext): Promise<TrainResult> {
+  const { run, sink, signal } = ctx;
   try {
-    const config = runConfigSchema.parse(run.config);
-    const claimedAt = Date.now();
-    await sink.progress({
-      phase: 'loading',
-      step: run.currentStep,
-      done: 0,
-      total: 0,
-      unit: '',
-      startedAt: claimedAt,
-      at: claimedAt,
-      stepStartedAt: null,
-      stepSeconds: null,
-      validationSeconds: null,
-    });
-    const ckpt = await latestCheckpointFiles(db, run.id);
-    const { bundle: base, sha } = await loadRunBase(db, run.teamId, config.model.base, config.training.seed);
-    log(
-      `run ${run.id} (${run.name}): ${config.env.name}, ${config.algorithm.advEstimator}, ${config.training.steps} steps${ckpt ? `, resuming from step ${ckpt.step}` : ''}`,
-    );
-    // CPU backends: rollouts and gradients shared by this many threads (STARPO_COMPUTE_THREADS)
-    const threads = computeThreads;
-    const pool = await startPool(threads, base.model, base.tokenizer, log);
-    const backend = backendInfo();
-    await sink.log(
-      'info',
-      `run ${ckpt ? `resumed from step ${ckpt.step}` : 'started'} on worker ${worker}: backend ${backend?.name ?? '?'} (${backend?.device ?? '?'}), ${pool ? pool.size + 1 : 1} compute thread(s) (STARPO_COMPUTE_THREADS=${threads}); base ${config.model.base} ${sha ? `sha256 ${sha}` : '(random init: from scratch)'}; ${config.env.name}, ${config.algorithm.advEstimator}, ${config.training.steps} steps`,
-    );
-    try {
-      return await train({ config, base, sink, signal, resume: ckpt?.files, pool });
-    } finally {
-      await pool?.close();
-      base.model.dispose();
-    }
+    if (!job) throw new Error(`a worker does not execute runs of kind ${run.kind}`);
+    return await job(ctx);
   } catch (e) {
     if (isLeaseLost(e) || signal.reason === LEASE_LOST) throw e;
+    const end = { step: run.currentStep, totalSteps: run.totalSteps };
+    if (e instanceof StopRequested) {
+      // cancelled, or back to the queue for a shutdown (the sink's hand-back): where it was when claimed
+      await sink.status({ status: 'cancelled', ...end, stopReason: e.reason });
+      return { status: 'cancelled', step: end.step, stopReason: e.reason };
+    }
     const message = await sink.failure(e);
-    await sink.status({ status: 'failed', step: run.currentStep, totalSteps: run.totalSteps, error: message });
-    return { status: 'failed', step: run.currentStep, stopReason: message };
+    await sink.status({ status: 'failed', ...end, error: message });
+    return { status: 'failed', step: end.step, stopReason: message };
   }
 }

@@ -10,7 +10,7 @@ import { workerProcessSettings } from './settings.js';
 // the environment is checked before anything starts: a bad value stops the worker with a line naming it
 const settings = settingsOrExit('worker', workerProcessSettings);
 const { databaseUrl, pollMs, staleMs, sweepMs, heartbeatMs } = settings;
-/** SIGTERM/SIGINT: the current run is checkpointed and requeued within this time, or handed back without a new checkpoint. */
+/** SIGTERM/SIGINT: the current job stops and is requeued within this time (a training run with a checkpoint), else handed back as it is. */
 const shutdownMs = settings.shutdownMs;
 const db = createDb(databaseUrl, { max: 4 });
 const queue = await new RunQueue(databaseUrl, { maintenance: true }).start();
@@ -45,7 +45,7 @@ function shutdown(signal: string): void {
   stopping = true;
   const run = current;
   console.log(
-    `worker ${me.name}: ${signal}; ${run ? `stopping run ${run.id}, checkpointing and requeueing it (at most ${shutdownMs} ms)` : 'going offline'}`,
+    `worker ${me.name}: ${signal}; ${run ? `stopping run ${run.id} and requeueing it (at most ${shutdownMs} ms)` : 'going offline'}`,
   );
   abort.abort(WORKER_SHUTDOWN);
   setTimeout(() => void forceExit(), shutdownMs);
@@ -78,9 +78,9 @@ while (!stopping) {
       computeThreads: settings.computeThreads,
     });
     if (result.stopReason === WORKER_SHUTDOWN) {
-      // checkpointed and back in the queue: announce it for another worker (the sweeps do it too)
+      // back in the queue: announce it for another worker (the sweeps do it too)
       await withTimeout(queue.dispatch(run.id, run.needsGpu), 2000).catch(() => {});
-      console.log(`run ${run.id}: checkpointed at step ${result.step} and requeued`);
+      console.log(`run ${run.id}: stopped at step ${result.step} and requeued`);
     } else if (result.stopReason === LEASE_LOST) {
       console.error(`run ${run.id}: stopped, its lease is gone`);
     } else {

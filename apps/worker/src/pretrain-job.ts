@@ -2,24 +2,28 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { createBaseModelSchema } from '@starpo/contracts';
-import { isLeaseLost, readCheckpointFile, retryWhileDown, storeCheckpointFile, upsertMetrics, type Db, type Run } from '@starpo/db';
-import { pretrain, PRETRAIN_DEFAULTS, type TrainResult } from '@starpo/trainer';
-import { DbSink } from './db-sink.js';
+import { readCheckpointFile, retryWhileDown, storeCheckpointFile, upsertMetrics, type Db } from '@starpo/db';
+import { pretrain, PRETRAIN_DEFAULTS, throwIfStopped, type TrainResult } from '@starpo/trainer';
+import type { JobContext } from './job.js';
 
 /**
  * A queued pretrain job (`POST /api/base-models`): supervised warm start on teacher dialogues,
  * then the model files are stored as step-0 checkpoints of the job's run and registered as the
- * team's base model, which training runs then name in `model.base`.
+ * team's base model, which training runs then name in `model.base`. It keeps no checkpoint of its
+ * own: a stop throws StopRequested before anything is stored (a requeued job starts over; it is
+ * deterministic and minutes long), and the run then ends as executeRun says.
  */
-export async function executePretrain(db: Db, run: Run, log: (msg: string) => void): Promise<TrainResult> {
+export async function executePretrain({ db, run, sink, signal, log }: JobContext): Promise<TrainResult> {
   const lease = run.leaseEpoch;
-  const sink = new DbSink(db, run.id, lease);
   const out = mkdtempSync(path.join(os.tmpdir(), 'starpo-pretrain-'));
+  let writes = Promise.resolve();
   try {
     const o = createBaseModelSchema.parse((run.config as { pretrain?: unknown }).pretrain);
     log(`run ${run.id}: pretraining base model "${o.name}" (${o.env}, ${o.size})`);
     let total = 0;
     let lastWrite = 0;
+    // progress is best effort, written in order and settled before the job ends: a late `running` must not follow its end
+    const later = (write: () => Promise<void>) => void (writes = writes.then(write).catch(() => {}));
     await sink.status({ status: 'running', step: 0, totalSteps: 0 });
     const result = await pretrain(
       {
@@ -34,22 +38,25 @@ export async function executePretrain(db: Db, run: Run, log: (msg: string) => vo
         randomActionShare: o.randomShare,
         valSize: o.valSize,
         seed: o.seed,
+        signal,
       },
       {
         phase: (name, t) => {
           total = t ?? 0;
-          void sink.log('info', `phase: ${name}${t ? ` (${t})` : ''}`).catch(() => {}); // progress lines are best effort
+          later(() => sink.log('info', `phase: ${name}${t ? ` (${t})` : ''}`));
         },
         progress: (done, info) => {
           if (Date.now() - lastWrite < 2000) return; // progress, not a stream of writes
           lastWrite = Date.now();
-          void sink.status({ status: 'running', step: done, totalSteps: total }).catch(() => {});
+          later(() => sink.status({ status: 'running', step: done, totalSteps: total }));
           const loss = Number(info?.loss);
-          if (Number.isFinite(loss)) void sink.metrics(done, { 'pretrain/loss': loss }).catch(() => {});
+          if (Number.isFinite(loss)) later(() => sink.metrics(done, { 'pretrain/loss': loss }));
         },
-        log: (m) => void sink.log('info', m).catch(() => {}),
+        log: (m) => later(() => sink.log('info', m)),
       },
     );
+    await writes;
+    throwIfStopped(signal); // a stop as the last phase ended: nothing is registered
     const files = readdirSync(out).filter((f) => !f.startsWith('.'));
     for (const f of files)
       await retryWhileDown(() =>
@@ -93,12 +100,8 @@ export async function executePretrain(db: Db, run: Run, log: (msg: string) => vo
     );
     await sink.status({ status: 'succeeded', step: final, totalSteps: final });
     return { status: 'succeeded', step: final };
-  } catch (e) {
-    if (isLeaseLost(e)) throw e;
-    const message = await sink.failure(e);
-    await sink.status({ status: 'failed', step: 0, totalSteps: 0, error: message });
-    return { status: 'failed', step: 0, stopReason: message };
   } finally {
+    await writes;
     rmSync(out, { recursive: true, force: true });
   }
 }

@@ -3,10 +3,10 @@ import { cancelRun, claimRun, databaseUrlOf, isLeaseLost, type Db } from '@starp
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { DbSink } from '../src/db-sink.js';
 import { executeRun } from '../src/execute.js';
-import { registerWorker } from '../src/registration.js';
+import { registerWorker, startHeartbeat } from '../src/registration.js';
 import { useWorkerDatabase } from './worker-db.js';
 
 describe('heartbeat and cancel while environment generation holds the event loop', () => {
@@ -60,6 +60,49 @@ describe('heartbeat and cancel while environment generation holds the event loop
     expect(Math.max(...ages)).toBeLessThan(2.5);
     console.log(`cancel took ${cancelMs} ms; heartbeat age at most ${Math.max(...ages).toFixed(2)} s over ${ages.length} samples`);
   }, 120_000);
+
+  it("keeps the worker's heartbeat and the run's beating while a pretrain job runs, and the database never seems away", async () => {
+    const team = await db.team.create({ data: { name: 'lab pretrain' } });
+    // as POST /api/base-models queues it: about 10 s of teacher dialogues and supervised steps on a loaded machine
+    const pretrain = { name: 'bm-beat', env: 'bandit', size: 'nano', dialogues: 1000, valSize: 4 };
+    const created = await db.run.create({
+      data: { teamId: team.id, kind: 'pretrain', name: 'pretrain bm-beat', config: { pretrain }, environment: 'bandit', algorithm: 'sft' },
+    });
+    const worker = await registerWorker(db, { backend: 'wasm', device: 'test', hasGpu: false });
+    const run = (await claimRun(db, created.id, worker.id, false))!;
+    const stderr = vi.spyOn(console, 'error');
+    const stopBeating = startHeartbeat(db, worker.id, 500, (e) => console.error(`heartbeat failed: ${e.message}`));
+    // sampled from a thread of its own: this event loop is the one under test
+    const sampler = new Worker(new URL('./heartbeat-sampler-thread.mjs', import.meta.url), {
+      workerData: { url: databaseUrlOf(db), runId: run.id, workerId: worker.id, everyMs: 250 },
+    });
+    let errors = '';
+    try {
+      const result = await executeRun(db, run, new AbortController().signal, () => {}, { cancelPollMs: 500 });
+      expect(result.stopReason ?? result.status).toBe('succeeded');
+    } finally {
+      stopBeating();
+      sampler.postMessage('stop');
+      errors = stderr.mock.calls.flat().join('\n');
+      stderr.mockRestore();
+    }
+    const [samples] = (await once(sampler, 'message')) as [{ worker: number; run: number }[]];
+    // the longest wait between two beats each heartbeat made (from its first one: starting up is not beating)
+    const longestGap = (k: 'worker' | 'run') => {
+      const beats = [...new Set(samples.map((s) => s[k]))].sort((a, b) => a - b).slice(1);
+      return { beats: beats.length, gap: Math.max(...beats.slice(1).map((t, i) => t - beats[i]!)) };
+    };
+    const [w, r] = [longestGap('worker'), longestGap('run')];
+    console.log(
+      `worker: ${w.beats} beats, at most ${w.gap.toFixed(2)} s apart; run: ${r.beats} beats, at most ${r.gap.toFixed(2)} s apart`,
+    );
+    // both beat every 0.5 s: a few seconds apart at most on a loaded machine, never a whole phase apart
+    expect(w.beats).toBeGreaterThan(10);
+    expect(r.beats).toBeGreaterThan(10);
+    expect(w.gap).toBeLessThan(3);
+    expect(r.gap).toBeLessThan(3);
+    expect(errors).not.toMatch(/database unreachable|heartbeat failed/);
+  }, 180_000);
 
   /** A run claimed by a fresh worker, and the sink that worker writes it through. */
   async function claimedRun(name: string): Promise<{ runId: string; lease: number; owner: DbSink }> {

@@ -188,7 +188,7 @@ export async function sweepStaleRuns(db: Db, staleAfterMs: number): Promise<Swee
      ), logged AS (
        INSERT INTO run_logs (run_id, level, message)
        SELECT id, 'warn', CASE WHEN status = 'queued'
-         THEN 'requeued at step ' || current_step || ': no heartbeat from its worker for ' || ($1::int / 1000) || ' s; the next worker resumes it from its checkpoint'
+         THEN 'requeued at step ' || current_step || ': no heartbeat from its worker for ' || ($1::int / 1000) || ' s; the next worker resumes it from its latest checkpoint, or starts it over if it has none'
          ELSE 'cancelled at step ' || current_step || ': no heartbeat from its worker for ' || ($1::int / 1000) || ' s after a cancel was asked for' END
        FROM swept
      )

@@ -4,6 +4,7 @@ export { rolloutSettings } from './rollout/settings.js';
 export { MemorySink, type TrainSink, type CheckpointPayload, type RunStatus } from './train/sink.js';
 export { FileSink, trajectoryRecord, latestCheckpoint } from './train/file-sink.js';
 export { baseWeightsChecksum, loadBaseModel, shippedBaseDir } from './bases/load.js';
+export { StopRequested, stopReason, throwIfStopped } from './util/stop.js';
 export { pretrain, PRETRAIN_DEFAULTS, type PretrainOptions, type PretrainResult } from './pretrain/pretrain.js';
 export { modelFiles, saveModelDir, loadModelDir, type ModelBundle } from './model/storage.js';
 export type { Trajectory, RolloutTurn } from './rollout/types.js';

@@ -77,20 +77,38 @@ describe('stop requests inside long phases', () => {
     expect(comparable(second.points.get(3)!)).toEqual(comparable(full.points.get(3)!));
   }, 180_000);
 
-  it('a stop inside the update ends it between mini-batches: the step is stored with the ones applied, checkpointed, and the run cancelled', async () => {
+  it('a stop inside the update drops the step: the run ends at the previous checkpoint, and resumed it ends with the weights, optimizer state and metrics of an uninterrupted run', async () => {
     await initBackend('wasm');
     // one sample per mini-batch: the filtered batch (one group of 3) takes three actor steps
     const config = buildRunConfig('starpo-s-grpo', { ...small, ppo: { ...small.ppo, miniBatchSize: 1, microBatchSize: 1 } });
+    const full = new MemorySink();
+    let base = loadBaseModel(config.model.base, config.training.seed);
+    await train({ config, base, sink: full });
+    base.model.dispose();
+
+    // stopped once the first of step 2's actor steps is applied
     let actorSteps = 0;
-    const { result: r, sink } = await trainUntil(
+    const { result: r, sink: first } = await trainUntil(
       config,
       (phase, step) => phase === 'update_actor' && step === 2 && ++actorSteps === 2,
       'cancelled by user',
     );
-    expect(r).toEqual({ status: 'cancelled', step: 2, stopReason: 'cancelled by user' });
-    expect(sink.logs).toContain('stop requested during the update of step 2: 1 of 3 mini-batches applied');
-    expect(sink.points.get(2)!['actor/loss']).toBeDefined();
-    expect(sink.points.has(3)).toBe(false);
-    expect(sink.checkpoints.at(-1)!.step).toBe(2);
-  }, 120_000);
+    expect(r).toEqual({ status: 'cancelled', step: 1, stopReason: 'cancelled by user' });
+    expect(first.logs).toContain(
+      'stop requested (cancelled by user) during the update of step 2: the step is dropped; the run goes back to its checkpoint of step 1',
+    );
+    expect(first.points.has(2)).toBe(false);
+    expect(first.checkpoints.map((c) => c.step)).toEqual([1]);
+
+    const second = new MemorySink();
+    base = loadBaseModel(config.model.base, 999); // everything must come from the checkpoint
+    const resumed = await train({ config, base, sink: second, resume: first.checkpoints.at(-1)!.files });
+    base.model.dispose();
+    expect(resumed.status).toBe('succeeded');
+    for (const step of [2, 3]) expect(comparable(second.points.get(step)!)).toEqual(comparable(full.points.get(step)!));
+    const [a, b] = [second.checkpoints.at(-1)!, full.checkpoints.at(-1)!];
+    expect(a.step).toBe(3);
+    for (const file of ['policy.safetensors', 'actor-optimizer.safetensors', 'state.json'])
+      expect(Buffer.from(a.files.get(file)!).equals(Buffer.from(b.files.get(file)!)), file).toBe(true);
+  }, 240_000);
 });

@@ -3,7 +3,7 @@ import { PRETRAIN_DEFAULTS as CONTRACT_PRETRAIN_DEFAULTS, buildRunConfig, type P
 import { BUILTIN_ENV_NAMES, Rng } from '@starpo/envs';
 import { countParams, starpoTinyConfig, type StarpoTinySize } from '../model/config.js';
 import { Qwen2Model } from '../model/qwen2.js';
-import { saveModelDir } from '../model/storage.js';
+import { saveModelDir, type ModelBundle } from '../model/storage.js';
 import { PolicyResponder } from '../rollout/responder.js';
 import { segmentRanges } from '../rollout/segments.js';
 import { rollout, type RolloutSettings } from '../rollout/rollout.js';
@@ -13,6 +13,8 @@ import { CompactTokenizer, buildCompactVocab } from '../tokenizer/compact-tokeni
 import { vocabularyCorpus } from './corpus.js';
 import { loadBaseModel } from '../bases/load.js';
 import { labelVisitedStates } from '../train/distill.js';
+import { throwIfStopped } from '../util/stop.js';
+import { yieldToEventLoop } from '../util/yield.js';
 
 import { supervisedTrain, type SftProgress } from './sft.js';
 import { TeacherResponder } from './teacher.js';
@@ -49,6 +51,11 @@ export interface PretrainOptions {
    */
   daggerRounds?: number;
   daggerEpisodes?: number;
+  /**
+   * A stop request (cancel, shutdown, lost lease): polled between rollout chunks, between optimizer
+   * steps and, in generation, between tokens; StopRequested is thrown and nothing is saved.
+   */
+  signal?: AbortSignal;
 }
 
 /** The defaults live in the contracts, shared with `POST /api/base-models`. */
@@ -100,14 +107,29 @@ export function replyStats(trajs: Trajectory[]): { formatRate: number; validRepl
  */
 export async function pretrain(o: PretrainOptions, ev: PretrainEvents = {}): Promise<PretrainResult> {
   const t0 = performance.now();
-  const envs = o.env === 'mixed' ? [...BUILTIN_ENV_NAMES] : [o.env];
   const start = o.init ? loadBaseModel(o.init, o.seed) : null;
   if (start && start.meta.kind !== 'starpo-tiny') throw new Error(`--init needs a starpo-tiny base, not ${String(start.meta.kind)}`);
   const tokenizer = start?.tokenizer ?? new CompactTokenizer(buildCompactVocab(vocabularyCorpus()));
   const model = start?.model ?? Qwen2Model.init(starpoTinyConfig(o.size, tokenizer.vocabSize), { seed: o.seed });
+  try {
+    return await pretrainModel(o, ev, { model, tokenizer, start, t0 });
+  } finally {
+    model.dispose(); // a stopped pretrain too: a worker lives on to take the next job
+  }
+}
+
+/** The phases of `pretrain` on its model: teacher dialogues, supervised training, on-policy rounds, validation, saving. */
+async function pretrainModel(
+  o: PretrainOptions,
+  ev: PretrainEvents,
+  { model, tokenizer, start, t0 }: { model: Qwen2Model; tokenizer: ModelBundle['tokenizer']; start: ModelBundle | null; t0: number },
+): Promise<PretrainResult> {
+  const { signal } = o;
+  const envs = o.env === 'mixed' ? [...BUILTIN_ENV_NAMES] : [o.env];
   const size = (start?.meta.size as StarpoTinySize | undefined) ?? o.size;
   const rng = new Rng(o.seed);
   const teacher = new TeacherResponder({ maxActionsPerTurn: 5, randomActionShare: o.randomActionShare });
+  await yieldToEventLoop(); // building the vocabulary and the model held it for a moment
 
   ev.phase?.('teacher dialogues', o.dialogues * envs.length);
   const data: { ids: number[]; lossMask: number[] }[] = [];
@@ -133,6 +155,8 @@ export async function pretrain(o: PretrainOptions, ev: PretrainEvents = {}): Pro
         )),
       );
       ev.progress?.(data.length + trajs.length);
+      await yieldToEventLoop(); // the teacher's turns never leave the event loop on their own
+      throwIfStopped(signal);
     }
     teacherSuccess[env] = replyStats(trajs).success;
     data.push(...trajs.flatMap((t) => segmentRanges(t).map(([a, b]) => ({ ids: t.ids.slice(a, b), lossMask: t.lossMask.slice(a, b) }))));
@@ -152,13 +176,13 @@ export async function pretrain(o: PretrainOptions, ev: PretrainEvents = {}): Pro
     maxGradNorm: 1,
   };
   const onStep = (p: SftProgress) => ev.progress?.(p.step, { loss: p.loss.toFixed(3), 'tok/s': Math.round(p.tokensPerSecond) });
-  let { finalLoss } = await supervisedTrain(model, data, sft, tokenizer.padId, rng, onStep);
+  let { finalLoss } = await supervisedTrain(model, data, sft, tokenizer.padId, rng, onStep, signal);
 
   for (let round = 1; round <= (o.daggerRounds ?? 0); round++) {
     const episodes = o.daggerEpisodes ?? DAGGER_EPISODES;
     ev.phase?.(`on-policy round ${round}: episodes`, episodes * envs.length);
     const labelled: { ids: number[]; lossMask: number[] }[] = [];
-    const player = new PolicyResponder(model, tokenizer, { maxNewTokens: 96, temperature: 0.5, topP: 1, batchSize: 64 });
+    const player = new PolicyResponder(model, tokenizer, { maxNewTokens: 96, temperature: 0.5, topP: 1, batchSize: 64, signal });
     for (const env of envs) {
       const envConfig = pretrainEnvConfig(env, o.envConfig);
       const settings = rolloutSettingsFor(env);
@@ -169,17 +193,19 @@ export async function pretrain(o: PretrainOptions, ev: PretrainEvents = {}): Pro
         const trajs = await rollout(req, player, tokenizer, rng);
         labelled.push(...labelVisitedStates(trajs, { name: env, config: envConfig }, settings, tokenizer, rng).examples);
         ev.progress?.(Math.min(seeds.length, i + 64));
+        await yieldToEventLoop();
+        throwIfStopped(signal);
       }
     }
     ev.log?.(`on-policy round ${round}: ${labelled.length} visited states labelled by the teacher`);
     ev.phase?.(`on-policy round ${round}: training`, Math.ceil(labelled.length / o.batchSize));
-    ({ finalLoss } = await supervisedTrain(model, labelled, { ...sft, epochs: 1 }, tokenizer.padId, rng, onStep));
+    ({ finalLoss } = await supervisedTrain(model, labelled, { ...sft, epochs: 1 }, tokenizer.padId, rng, onStep, signal));
   }
 
   ev.phase?.('validation', o.valSize * envs.length);
   const success: Record<string, number> = {};
   const all: Trajectory[] = [];
-  const policy = new PolicyResponder(model, tokenizer, { maxNewTokens: 96, temperature: 0.5, topP: 1, batchSize: 64 });
+  const policy = new PolicyResponder(model, tokenizer, { maxNewTokens: 96, temperature: 0.5, topP: 1, batchSize: 64, signal });
   for (const env of envs) {
     const envConfig = pretrainEnvConfig(env, o.envConfig);
     const seeds = Array.from({ length: o.valSize }, (_, i) => 123 + i);
@@ -205,14 +231,20 @@ export async function pretrain(o: PretrainOptions, ev: PretrainEvents = {}): Pro
     teacherSuccess,
     seconds: (performance.now() - t0) / 1000,
   };
+  throwIfStopped(signal); // a stop during the last phase saves nothing
   await saveModelDir(o.out, model, tokenizer, {
     kind: 'starpo-tiny',
     size,
-    pretrain: { ...o, size, out: undefined, envConfig: o.env === 'mixed' ? undefined : pretrainEnvConfig(o.env, o.envConfig) },
+    pretrain: {
+      ...o,
+      size,
+      out: undefined,
+      signal: undefined,
+      envConfig: o.env === 'mixed' ? undefined : pretrainEnvConfig(o.env, o.envConfig),
+    },
     ...(start ? { initPretrain: start.meta.pretrain } : {}),
     result,
     backend: tf.getBackend(),
   });
-  model.dispose();
   return result;
 }

@@ -2,6 +2,8 @@ import * as tf from '@tensorflow/tfjs';
 import type { Qwen2Model } from '../model/qwen2.js';
 import { packSequences, tokenLogProbs } from '../policy/score.js';
 import { AdamW, accumulateGradients } from '../train/optimizer.js';
+import { throwIfStopped } from '../util/stop.js';
+import { yieldToEventLoop } from '../util/yield.js';
 import type { Rng } from '@starpo/envs';
 
 export interface SftExample {
@@ -59,6 +61,7 @@ export async function accumulateCrossEntropy(
   const totalTokens = examples.reduce((a, x) => a + x.lossMask.reduce((p, q) => p + q, 0), 0);
   let loss = 0;
   for (const micro of microBatches(examples, maxTokens)) {
+    await yieldToEventLoop(); // a worker's heartbeat, cancel and database replies wait for these turns
     const packed = packSequences(micro, padId);
     loss += await accumulateGradients(
       () =>
@@ -78,7 +81,7 @@ export async function accumulateCrossEntropy(
   return loss;
 }
 
-/** Supervised fine-tuning: mean cross-entropy over the loss-masked (assistant) tokens. */
+/** Supervised fine-tuning: mean cross-entropy over the loss-masked (assistant) tokens. `signal` is polled between optimizer steps. */
 export async function supervisedTrain(
   model: Qwen2Model,
   data: SftExample[],
@@ -86,6 +89,7 @@ export async function supervisedTrain(
   padId: number,
   rng: Rng,
   onStep?: (p: SftProgress) => void,
+  signal?: AbortSignal,
 ): Promise<{ finalLoss: number }> {
   const vars = model.trainableVariables();
   const opt = new AdamW({ lr: s.lr, betas: [0.9, 0.98], weightDecay: s.weightDecay, maxGradNorm: s.maxGradNorm }, vars);
@@ -100,6 +104,7 @@ export async function supervisedTrain(
       const batches: number[][] = [];
       for (let i = 0; i < order.length; i += s.batchSize) batches.push(order.slice(i, i + s.batchSize));
       for (const batch of rng.shuffle(batches)) {
+        throwIfStopped(signal); // its news came in during the last step's yields (accumulateCrossEntropy)
         const lr = s.lr * Math.min(1, (step + 1) / Math.max(1, Math.floor(totalSteps * 0.05))) * (0.1 + 0.9 * (1 - step / totalSteps));
         opt.setLearningRate(lr);
         const t0 = performance.now();

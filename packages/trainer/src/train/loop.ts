@@ -22,7 +22,8 @@ export function envConfigMismatch(meta: Record<string, unknown>, c: RunConfig): 
  * → batch adjustment → old (and reference) log-probs → values → advantages → critic and actor
  * updates → metrics → trajectories → checkpoint → validation; early stopping on RAGEN's rules.
  * A stop request inside a phase returns to the last finished step (its stop point), checkpoints
- * it and ends the run `cancelled`.
+ * it and ends the run `cancelled`; inside an update, whose weights have left the stop point's, it
+ * ends at the latest checkpoint instead. Either way a checkpoint holds whole steps only.
  */
 export async function train(o: TrainOptions): Promise<TrainResult> {
   const run = new TrainRun(o);

@@ -12,7 +12,7 @@ import { PolicyResponder } from '../rollout/responder.js';
 import { rollout, type RolloutSettings } from '../rollout/rollout.js';
 import { rolloutSettings } from '../rollout/settings.js';
 import type { Trajectory } from '../rollout/types.js';
-import { stopReason, throwIfStopped } from '../util/stop.js';
+import { StopRequested, stopReason, throwIfStopped } from '../util/stop.js';
 import { RunActivity } from './activity.js';
 import { computeAdvantages } from './advantage-step.js';
 import { actionSlots, joinRows, scoreSamples, segmentRows, toSample, valueSamples, type Sample } from './batch.js';
@@ -42,8 +42,8 @@ export interface TrainOptions {
   /**
    * A stop request (cancel, shutdown, lost lease; its reason becomes the stop reason). Polled between
    * phases and, inside validation and rollout, between generated tokens; inside the update, between
-   * micro-batches (the step then ends with the mini-batches applied so far). The run checkpoints its
-   * last consistent step and ends `cancelled`.
+   * micro-batches. The run checkpoints its last whole step and ends `cancelled`; a stop inside the
+   * update drops that step and ends at the latest checkpoint (see `stopAt`).
    */
   signal?: AbortSignal;
   /** Files of a checkpoint to continue from. */
@@ -98,6 +98,10 @@ export class TrainRun {
   startStep = 1;
   /** A stopped validation is run first when the run resumes. */
   pendingValidation = false;
+  /** The step of the latest checkpoint saved or resumed from; null while there is none (the run starts from its base). */
+  private checkpointed: number | null = null;
+  /** Inside `update`: the weights and optimizer moments have left the stop point's, only a checkpoint holds a whole step. */
+  private updating = false;
   private rng: Rng;
   private reuseBatch: RolloutBatch | null = null;
   private validationSecs = 0;
@@ -147,6 +151,7 @@ export class TrainRun {
     this.stopper.state = st.stopper;
     if (st.watch) this.watch.state = st.watch;
     this.startStep = st.step + 1;
+    this.checkpointed = st.step;
     this.pendingValidation = st.pendingValidation === true && st.step > 0;
     await this.o.sink.log('info', `resumed from the checkpoint of step ${st.step}`);
   }
@@ -164,6 +169,7 @@ export class TrainRun {
     };
     const files = await checkpointFiles(this.learners, this.o.base, this.c, state);
     await this.o.sink.checkpoint({ step, files });
+    this.checkpointed = step;
     return (performance.now() - t0) / 1000;
   }
 
@@ -172,8 +178,20 @@ export class TrainRun {
     return { step, rng: this.rng.getState(), reuse: this.reuseBatch, pendingValidation: validating };
   }
 
-  /** A stop inside a phase: back to the stop point, checkpoint it and end `cancelled`. */
+  /**
+   * A stop inside a phase: back to the stop point, checkpoint it and end `cancelled`. Inside an update
+   * the weights and optimizer state are partly stepped, so nothing is saved: the run ends at its latest
+   * checkpoint, which a resumed run continues from, repeating the dropped steps exactly.
+   */
   async stopAt(at: StopPoint, reason: string): Promise<TrainResult> {
+    if (this.updating) {
+      const back = this.checkpointed === null ? 'its start (no checkpoint yet)' : `its checkpoint of step ${this.checkpointed}`;
+      await this.o.sink.log(
+        'info',
+        `stop requested (${reason}) during the update of step ${at.step + 1}: the step is dropped; the run goes back to ${back}`,
+      );
+      return this.finish('cancelled', this.checkpointed ?? 0, reason);
+    }
     this.rng = new Rng(at.rng);
     this.reuseBatch = at.reuse;
     const during = at.pendingValidation ? `the validation of step ${at.step}` : `step ${at.step + 1}`;
@@ -396,8 +414,8 @@ export class TrainRun {
     const distill = this.distillShares(trajs, perEpoch, metrics);
     let oldEntropy: number[] = [];
     await this.activity.begin('update', step, perEpoch * c.ppo.epochs, 'mini-batches');
-    // a stop ends the update between micro-batches; the step goes on with the mini-batches applied so far
-    updates: for (let epoch = 0; epoch < c.ppo.epochs; epoch++) {
+    const stopped = () => new StopRequested(this.cancelReason());
+    for (let epoch = 0; epoch < c.ppo.epochs; epoch++) {
       const order = this.rng.shuffle(samples);
       const takeOld = epoch === 0 && !this.oldLogProbsFirst();
       if (takeOld) oldEntropy = await this.scoreOld(order.slice(c.ppo.miniBatchSize), creditOnly(c), timer);
@@ -405,15 +423,16 @@ export class TrainRun {
         // mini-batches count trajectories; the model trains on their segments
         const miniSamples = order.slice(i, i + c.ppo.miniBatchSize);
         const mini = segmentRows(miniSamples);
+        // from the first optimizer step on, a stop drops the whole step (stopAt): a step is stored whole or not at all
+        this.updating = true;
         if (critic && criticOpt) {
           const r = await timer.time('update_critic', () => criticStep(critic, criticOpt, mini, c, padId, SCORE_TOKENS, this.o.signal));
-          if (r.stopped) break updates;
+          if (r.stopped) throw stopped();
           push(criticStats, 'critic/vf_loss', r.loss);
           push(criticStats, 'critic/grad_norm', r.gradNorm);
           push(criticStats, 'critic/vf_clipfrac', r.extra.vf_clipfrac!);
           push(criticStats, 'critic/skipped_steps', r.skipped);
         }
-        if (this.cancelled()) break updates;
         const onPolicy = takeOld && i === 0;
         const r = await timer.time('update_actor', () =>
           actorStep(policy, actorOpt, mini, c, padId, SCORE_TOKENS, pool, this.o.signal, {
@@ -421,7 +440,7 @@ export class TrainRun {
             distill: distill && { examples: distill[i / c.ppo.miniBatchSize]!, coef: c.algorithm.solverDistill.coef },
           }),
         );
-        if (r.stopped) break updates;
+        if (r.stopped) throw stopped();
         if (onPolicy) {
           placeOldLogProbs(miniSamples, r.logProbs!);
           this.entropyMetric([...oldEntropy, ...r.entropy!], metrics);
@@ -434,12 +453,7 @@ export class TrainRun {
         this.activity.advance(epoch * perEpoch + i / c.ppo.miniBatchSize + 1);
       }
     }
-    const applied = actorStats['actor/loss']?.length ?? 0;
-    if (applied < perEpoch * c.ppo.epochs)
-      this.activity.log(
-        'warn',
-        `stop requested during the update of step ${step}: ${applied} of ${perEpoch * c.ppo.epochs} mini-batches applied`,
-      );
+    this.updating = false;
     this.activity.end();
     Object.assign(metrics, updateMetrics({ ...actorStats, ...criticStats }));
     metrics['actor/lr'] = actorOpt.settings.lr;

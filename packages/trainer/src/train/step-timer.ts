@@ -12,8 +12,7 @@ export class StepTimer {
   ) {}
 
   async time<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    // an update, once begun, finishes its step (its weights are no longer those of the last checkpoint)
-    if (!name.startsWith('update_')) throwIfStopped(this.signal);
+    throwIfStopped(this.signal);
     this.onPhase?.(name, this.step);
     const t0 = performance.now();
     const r = await fn();
