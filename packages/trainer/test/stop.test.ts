@@ -77,38 +77,45 @@ describe('stop requests inside long phases', () => {
     expect(comparable(second.points.get(3)!)).toEqual(comparable(full.points.get(3)!));
   }, 180_000);
 
-  it('a stop inside the update drops the step: the run ends at the previous checkpoint, and resumed it ends with the weights, optimizer state and metrics of an uninterrupted run', async () => {
-    await initBackend('wasm');
-    // one sample per mini-batch: the filtered batch (one group of 3) takes three actor steps
-    const config = buildRunConfig('starpo-s-grpo', { ...small, ppo: { ...small.ppo, miniBatchSize: 1, microBatchSize: 1 } });
-    const full = new MemorySink();
-    let base = loadBaseModel(config.model.base, config.training.seed);
-    await train({ config, base, sink: full });
-    base.model.dispose();
+  it.each([1, 3])(
+    'a stop inside the update drops the step: the run ends at the step before (checkpointEvery %i), and resumed it ends with the weights, optimizer state and metrics of an uninterrupted run',
+    async (checkpointEvery) => {
+      await initBackend('wasm');
+      // one sample per mini-batch: the filtered batch (one group of 3) takes three actor steps
+      const config = buildRunConfig('starpo-s-grpo', {
+        ...small,
+        ppo: { ...small.ppo, miniBatchSize: 1, microBatchSize: 1 },
+        training: { ...small.training, checkpointEvery },
+      });
+      const full = new MemorySink();
+      let base = loadBaseModel(config.model.base, config.training.seed);
+      await train({ config, base, sink: full });
+      base.model.dispose();
 
-    // stopped once the first of step 2's actor steps is applied
-    let actorSteps = 0;
-    const { result: r, sink: first } = await trainUntil(
-      config,
-      (phase, step) => phase === 'update_actor' && step === 2 && ++actorSteps === 2,
-      'cancelled by user',
-    );
-    expect(r).toEqual({ status: 'cancelled', step: 1, stopReason: 'cancelled by user' });
-    expect(first.logs).toContain(
-      'stop requested (cancelled by user) during the update of step 2: the step is dropped; the run goes back to its checkpoint of step 1',
-    );
-    expect(first.points.has(2)).toBe(false);
-    expect(first.checkpoints.map((c) => c.step)).toEqual([1]);
+      // stopped once the first of step 2's actor steps is applied
+      let actorSteps = 0;
+      const { result: r, sink: first } = await trainUntil(
+        config,
+        (phase, step) => phase === 'update_actor' && step === 2 && ++actorSteps === 2,
+        'cancelled by user',
+      );
+      expect(r).toEqual({ status: 'cancelled', step: 1, stopReason: 'cancelled by user' });
+      expect(first.logs).toContain('stop requested (cancelled by user) during the update of step 2: the step is dropped');
+      expect(first.points.has(2)).toBe(false);
+      // step 1's checkpoint: saved after step 1, or written at the stop from the learners kept when the update began
+      expect(first.checkpoints.map((c) => c.step)).toEqual([1]);
 
-    const second = new MemorySink();
-    base = loadBaseModel(config.model.base, 999); // everything must come from the checkpoint
-    const resumed = await train({ config, base, sink: second, resume: first.checkpoints.at(-1)!.files });
-    base.model.dispose();
-    expect(resumed.status).toBe('succeeded');
-    for (const step of [2, 3]) expect(comparable(second.points.get(step)!)).toEqual(comparable(full.points.get(step)!));
-    const [a, b] = [second.checkpoints.at(-1)!, full.checkpoints.at(-1)!];
-    expect(a.step).toBe(3);
-    for (const file of ['policy.safetensors', 'actor-optimizer.safetensors', 'state.json'])
-      expect(Buffer.from(a.files.get(file)!).equals(Buffer.from(b.files.get(file)!)), file).toBe(true);
-  }, 240_000);
+      const second = new MemorySink();
+      base = loadBaseModel(config.model.base, 999); // everything must come from the checkpoint
+      const resumed = await train({ config, base, sink: second, resume: first.checkpoints.at(-1)!.files });
+      base.model.dispose();
+      expect(resumed.status).toBe('succeeded');
+      for (const step of [2, 3]) expect(comparable(second.points.get(step)!)).toEqual(comparable(full.points.get(step)!));
+      const [a, b] = [second.checkpoints.at(-1)!, full.checkpoints.at(-1)!];
+      expect(a.step).toBe(3);
+      for (const file of ['policy.safetensors', 'actor-optimizer.safetensors', 'state.json'])
+        expect(Buffer.from(a.files.get(file)!).equals(Buffer.from(b.files.get(file)!)), file).toBe(true);
+    },
+    240_000,
+  );
 });

@@ -16,7 +16,7 @@ import { StopRequested, stopReason, throwIfStopped } from '../util/stop.js';
 import { RunActivity } from './activity.js';
 import { computeAdvantages } from './advantage-step.js';
 import { actionSlots, joinRows, scoreSamples, segmentRows, toSample, valueSamples, type Sample } from './batch.js';
-import { checkpointFiles, restoreCheckpoint, type Learners, type SavedState } from './checkpoint.js';
+import { checkpointFiles, jsonFile, restoreCheckpoint, type Learners, type SavedState } from './checkpoint.js';
 import { outOfTime } from './deadline.js';
 import { diagnoseBatch } from './diagnose.js';
 import { evaluatePolicy } from './evaluate.js';
@@ -102,6 +102,8 @@ export class TrainRun {
   private checkpointed: number | null = null;
   /** Inside `update`: the weights and optimizer moments have left the stop point's, only a checkpoint holds a whole step. */
   private updating = false;
+  /** The learners' files as the last whole step left them, kept when an update begins after a step with no checkpoint. */
+  private beforeUpdate: Map<string, Uint8Array> | null = null;
   private rng: Rng;
   private reuseBatch: RolloutBatch | null = null;
   private validationSecs = 0;
@@ -159,18 +161,22 @@ export class TrainRun {
   /** Saves a checkpoint of `step` (with the current random state); returns its seconds. */
   async saveCheckpoint(step: number, opts: { pendingValidation?: boolean } = {}): Promise<number> {
     const t0 = performance.now();
-    const state: SavedState = {
+    const files = await checkpointFiles(this.learners, this.o.base, this.c, this.savedState(step, opts.pendingValidation));
+    await this.o.sink.checkpoint({ step, files });
+    this.checkpointed = step;
+    return (performance.now() - t0) / 1000;
+  }
+
+  /** What a resumed run continues from, besides the weights: the random state and the watchers' state as of `step`. */
+  private savedState(step: number, pendingValidation?: boolean): SavedState {
+    return {
       step,
       rng: this.rng.getState(),
       stopper: this.stopper.state,
       watch: this.watch.state,
       reuse: this.reuseBatch ? { seedsStep: this.reuseBatch.seedsStep } : null,
-      ...(opts.pendingValidation ? { pendingValidation: true } : {}),
+      ...(pendingValidation ? { pendingValidation: true } : {}),
     };
-    const files = await checkpointFiles(this.learners, this.o.base, this.c, state);
-    await this.o.sink.checkpoint({ step, files });
-    this.checkpointed = step;
-    return (performance.now() - t0) / 1000;
   }
 
   /** The state a stop from here on returns to. */
@@ -180,20 +186,21 @@ export class TrainRun {
 
   /**
    * A stop inside a phase: back to the stop point, checkpoint it and end `cancelled`. Inside an update
-   * the weights and optimizer state are partly stepped, so nothing is saved: the run ends at its latest
-   * checkpoint, which a resumed run continues from, repeating the dropped steps exactly.
+   * the weights and optimizer state are partly stepped: the step is dropped, and the checkpoint of the
+   * stop point is written from the learners' files kept when the update began (or is the one saved
+   * after the step before), so a resumed run repeats the dropped step exactly.
    */
   async stopAt(at: StopPoint, reason: string): Promise<TrainResult> {
-    if (this.updating) {
-      const back = this.checkpointed === null ? 'its start (no checkpoint yet)' : `its checkpoint of step ${this.checkpointed}`;
-      await this.o.sink.log(
-        'info',
-        `stop requested (${reason}) during the update of step ${at.step + 1}: the step is dropped; the run goes back to ${back}`,
-      );
-      return this.finish('cancelled', this.checkpointed ?? 0, reason);
-    }
     this.rng = new Rng(at.rng);
     this.reuseBatch = at.reuse;
+    if (this.updating) {
+      await this.o.sink.log('info', `stop requested (${reason}) during the update of step ${at.step + 1}: the step is dropped`);
+      if (this.beforeUpdate) {
+        const files = new Map(this.beforeUpdate).set('state.json', jsonFile(this.savedState(at.step)));
+        await this.o.sink.checkpoint({ step: at.step, files });
+      }
+      return this.finish('cancelled', at.step, reason);
+    }
     const during = at.pendingValidation ? `the validation of step ${at.step}` : `step ${at.step + 1}`;
     await this.o.sink.log('info', `stop requested (${reason}) during ${during}; checkpointing step ${at.step}`);
     await this.saveCheckpoint(at.step, { pendingValidation: at.pendingValidation });
@@ -415,6 +422,9 @@ export class TrainRun {
     let oldEntropy: number[] = [];
     await this.activity.begin('update', step, perEpoch * c.ppo.epochs, 'mini-batches');
     const stopped = () => new StopRequested(this.cancelReason());
+    // a stop inside the update goes back to the step before: keep its learners unless a checkpoint already holds them
+    this.beforeUpdate =
+      this.checkpointed === step - 1 ? null : await checkpointFiles(this.learners, this.o.base, c, this.savedState(step - 1));
     for (let epoch = 0; epoch < c.ppo.epochs; epoch++) {
       const order = this.rng.shuffle(samples);
       const takeOld = epoch === 0 && !this.oldLogProbsFirst();
@@ -454,6 +464,7 @@ export class TrainRun {
       }
     }
     this.updating = false;
+    this.beforeUpdate = null;
     this.activity.end();
     Object.assign(metrics, updateMetrics({ ...actorStats, ...criticStats }));
     metrics['actor/lr'] = actorOpt.settings.lr;
