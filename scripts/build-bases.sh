@@ -6,17 +6,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-models/bases}
 LOG=${LOG:-docs/results/bases}
-SOKOBAN_DIALOGUES=${SOKOBAN_DIALOGUES:-1000}
-FROZENLAKE_DIALOGUES=${FROZENLAKE_DIALOGUES:-600}
+SOKOBAN_DIALOGUES=${SOKOBAN_DIALOGUES:-16000}
+FROZENLAKE_DIALOGUES=${FROZENLAKE_DIALOGUES:-6000}
 STARPO="node packages/trainer/dist/cli/main.js"
 npx turbo run build --filter=@starpo/trainer... --output-logs=errors-only >/dev/null
 mkdir -p "$OUT" "$LOG"
 
-$STARPO pretrain --env sokoban --config tiny --dialogues "$SOKOBAN_DIALOGUES" --epochs 2 --seed 0 \
-  --out "$OUT/sokoban-tiny" >"$LOG/pretrain-sokoban.log" 2>&1 &
+# the clean teacher's dialogues, then one on-policy round: the model plays, the teacher labels the states it visited
+$STARPO pretrain --env sokoban --config tiny --dialogues "$SOKOBAN_DIALOGUES" --epochs 1 --dagger-rounds 1 --val 64 --seed 0 \
+  --backend wasm --out "$OUT/sokoban-tiny" >"$LOG/pretrain-sokoban.log" 2>&1 &
 SOKOBAN=$!
-$STARPO pretrain --env frozenlake --config tiny --dialogues "$FROZENLAKE_DIALOGUES" --epochs 2 --seed 0 \
-  --out "$OUT/frozenlake-tiny" >"$LOG/pretrain-frozenlake.log" 2>&1 &
+$STARPO pretrain --env frozenlake --config tiny --dialogues "$FROZENLAKE_DIALOGUES" --epochs 1 --dagger-rounds 1 --val 64 --seed 0 \
+  --backend wasm --out "$OUT/frozenlake-tiny" >"$LOG/pretrain-frozenlake.log" 2>&1 &
 FROZENLAKE=$!
 wait $SOKOBAN
 wait $FROZENLAKE

@@ -58,14 +58,16 @@ export const SHIPPED_BASES: readonly ShippedBase[] = [
     folder: 'sokoban-tiny',
     env: 'sokoban',
     envConfig: { observationFormat: 'grid_coord' },
-    description: 'starpo-tiny pretrained on scripted Sokoban 6×6 dialogues (positions listed above the grid)',
+    description:
+      "starpo-tiny pretrained on the solver's Sokoban 6×6 dialogues, then on its own states labelled by the solver (positions listed above the grid)",
   },
   {
     name: 'starpo-base/frozenlake-tiny',
     folder: 'frozenlake-tiny',
     env: 'frozenlake',
-    envConfig: {},
-    description: 'starpo-tiny pretrained on scripted FrozenLake 4×4 dialogues',
+    envConfig: { observationFormat: 'grid_coord' },
+    description:
+      'starpo-tiny pretrained on FrozenLake 4×4 dialogues of a value-iteration teacher, then on its own states labelled by it (positions listed above the grid)',
   },
 ];
 

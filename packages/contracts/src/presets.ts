@@ -105,10 +105,10 @@ export const PRESETS: Record<PresetName, Preset> = {
       },
       training: { steps: 80, checkpointEvery: 10 },
     }),
-    // RAGEN HEAD's CoordSokoban lists the positions above the grid: starpo-tiny cannot count its way to a cell of the raw grid.
+    // RAGEN HEAD's CoordSokoban and CoordFrozenLake list the positions above the grid: starpo-tiny cannot count its way to a cell of the raw grid.
     envConfig: {
       sokoban: { observationFormat: 'grid_coord', rewardShaping: 'solver_distance' },
-      frozenlake: { rewardShaping: 'goal_distance' },
+      frozenlake: { observationFormat: 'grid_coord', rewardShaping: 'goal_distance' },
     },
   },
 };

@@ -160,7 +160,11 @@ describe('presets', () => {
     expect(
       buildRunConfig('quick-cpu', { env: { name: 'sokoban', config: { observationFormat: 'grid' } } }).env.config.observationFormat,
     ).toBe('grid');
-    expect(buildRunConfig('quick-cpu', { env: { name: 'frozenlake' } }).env.config).not.toHaveProperty('observationFormat');
+    // FrozenLake lists coordinates too (its shipped base reads them), and a from-scratch run keeps the bare grid
+    expect(buildRunConfig('quick-cpu', { env: { name: 'frozenlake' } }).env.config.observationFormat).toBe('grid_coord');
+    expect(
+      buildRunConfig('starpo-s-grpo', { env: { name: 'frozenlake' }, model: { base: SCRATCH_BASE } }).env.config.observationFormat,
+    ).toBe('grid');
     expect(buildRunConfig('quick-cpu').env.config.rewardShaping).toBe('solver_distance');
     expect(buildRunConfig('quick-cpu', { env: { name: 'frozenlake' } }).env.config.rewardShaping).toBe('goal_distance');
     expect(buildRunConfig('starpo-s-grpo').env.config.rewardShaping).toBe('none');

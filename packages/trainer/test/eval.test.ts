@@ -150,7 +150,7 @@ describe('pretrain defaults', () => {
     });
     expect(pretrainEnvConfig('sokoban').observationFormat).toBe('grid_coord');
     expect(pretrainEnvConfig('sokoban', { observationFormat: 'grid' }).observationFormat).toBe('grid');
-    expect(pretrainEnvConfig('frozenlake')).not.toHaveProperty('observationFormat');
+    expect(pretrainEnvConfig('frozenlake').observationFormat).toBe('grid_coord');
     // any one environment takes settings of its own (the CLI's --env-config), on top of the preset's
     expect(pretrainEnvConfig('frozenlake', { map: ['SF', 'HG'], successRate: 1 })).toMatchObject({
       map: ['SF', 'HG'],
