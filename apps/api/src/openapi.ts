@@ -62,7 +62,9 @@ function operation(name: RouteName, r: RouteContract): RouteConfig {
       ? { description: 'OK', content: { [r.produces]: { schema: z.string() } } }
       : { description: 'No content' };
   const error = (description: string) => ({ description, content: { 'application/json': { schema: errorSchema } } });
-  const errors = [...errorStatuses(r)].map(([status, why]) => [String(status), error(why.join('; '))]);
+  // several reasons for one status: a Markdown list, which Swagger UI renders
+  const text = (why: string[]) => (why.length === 1 ? why[0]! : why.map((w) => `- ${w}`).join('\n'));
+  const errors = [...errorStatuses(r)].map(([status, why]) => [String(status), error(text(why))]);
   return {
     method: r.method.toLowerCase() as Lowercase<RouteContract['method']>,
     path: openApiPath(r.path),
