@@ -65,6 +65,10 @@ describe.skipIf(!exe)('team settings, roles and run metadata in a real browser',
     const ok = await fetch(`${sys.apiUrl}/api/auth/me`, { headers: bearer });
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { role: string }).role).toBe('owner');
+    // the page links the API's reference: Swagger UI, served by the API
+    const reference = await owner.getByTestId('api-docs-link').getAttribute('href');
+    expect(reference).toBe(`${sys.apiUrl}/api/docs`);
+    expect(await (await fetch(reference!)).text()).toContain('swagger-ui-bundle.js');
     await owner.screenshot({ path: path.join(SHOTS, 'settings-tokens.png'), fullPage: true });
 
     await owner.reload();

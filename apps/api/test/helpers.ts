@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { execFile } from 'node:child_process';
 import { createDb, type Db } from '@starpo/db';
 import { freshDatabase, type TestDatabase } from '@starpo/db/testing';
 import type { AddressInfo } from 'node:net';
@@ -96,3 +97,19 @@ export const reply = (think: string, answer: string) => ({
   actions: [answer],
   reward: -0.1,
 });
+
+/** Runs a command without blocking this process (the API under test answers from it): its exit code and output. */
+export function runCommand(
+  cmd: string,
+  args: string[],
+  opts: { cwd: string; env: Record<string, string> },
+): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      cmd,
+      args,
+      { cwd: opts.cwd, env: { ...process.env, ...opts.env }, maxBuffer: 16 << 20, timeout: 300_000 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` }),
+    );
+  });
+}

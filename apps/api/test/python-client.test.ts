@@ -1,22 +1,12 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ROUTES, type RouteContract } from '@starpo/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
+import { runCommand, signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
 
 const CLIENT = path.resolve(import.meta.dirname, '../../../clients/python');
-
-/** Runs a command without blocking this process (the API under test answers from it). */
-function run(cmd: string, args: string[], env: Record<string, string>): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { cwd: CLIENT, env: { ...process.env, ...env }, maxBuffer: 16 << 20, timeout: 300_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` }),
-    );
-  });
-}
 
 /** The contract whose path template matches a concrete path. */
 function contractOf(method: string, url: string): RouteContract | undefined {
@@ -39,10 +29,9 @@ describe('the Python client (clients/python) against the real API and Postgres',
   afterAll(async () => t?.close());
 
   it('passes its unittest suite: batching, retry after 503, idempotent replay, field errors, finish, exit, RAGEN and verl', async () => {
-    const { code, output } = await run('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-v'], {
-      STARPO_URL: url,
-      STARPO_TOKEN: owner.token,
-      STARPO_TRAFFIC_LOG: traffic,
+    const { code, output } = await runCommand('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-v'], {
+      cwd: CLIENT,
+      env: { STARPO_URL: url, STARPO_TOKEN: owner.token, STARPO_TRAFFIC_LOG: traffic },
     });
     console.log(output);
     expect(output).not.toMatch(/skipped '/);

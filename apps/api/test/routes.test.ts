@@ -67,6 +67,42 @@ describe('routes come from their contracts (packages/contracts/src/routes.ts)', 
     }
   });
 
+  it('names each operation by its contract key and documents its errors in the one error shape', async () => {
+    const doc = (await t.http.get('/api/openapi.json').expect(200)).body as {
+      servers: { url: string }[];
+      paths: Record<string, Record<string, { operationId: string; responses: Record<string, { content?: Record<string, unknown> }> }>>;
+      components: { schemas: { Error: { properties: object; required: string[] } } };
+    };
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    expect(Object.keys(doc.components.schemas.Error.properties)).toEqual(['error', 'message', 'details']);
+    expect(doc.components.schemas.Error.required).toEqual(['error', 'message']);
+    for (const [name, r] of Object.entries(ROUTES) as [string, RouteContract][]) {
+      const op = doc.paths[r.path.replace(/:(\w+)/g, '{$1}')]![r.method.toLowerCase()]!;
+      expect(op.operationId, `${r.method} ${r.path}`).toBe(name);
+      const errors = Object.entries(op.responses).filter(([status]) => /^4\d\d$/.test(status));
+      expect(errors.length, `${name}: 4xx responses`).toBeGreaterThan(0);
+      for (const [status, res] of errors)
+        expect(res.content, `${name} ${status}`).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/Error' } } });
+      if (r.path.includes(':')) expect(op.responses, `${name} 404`).toHaveProperty('404');
+      if (r.role !== 'public') expect(op.responses, `${name} 401`).toHaveProperty('401');
+      if (r.body) expect(Object.keys(op.responses), `${name} body errors`).toEqual(expect.arrayContaining(['400', '413', '415']));
+    }
+  });
+
+  it('answers the errors its document names: 404 for a path parameter that names nothing, 400 for an unstorable query', async () => {
+    const answers: string[] = [];
+    for (const r of Object.values(ROUTES) as RouteContract[]) {
+      if (!r.path.includes(':') || (r.method !== 'GET' && r.method !== 'DELETE')) continue;
+      // not an id at all: the verdicts of a well-formed but unknown trajectory are an empty list, not a 404
+      const url = r.path.replace(/:\w+/g, 'nothing');
+      const res = await t.http[r.method === 'GET' ? 'get' : 'delete'](url).set('Authorization', owner.auth);
+      answers.push(`${r.method} ${r.path} ${res.status}`);
+    }
+    expect(answers.filter((a) => !a.endsWith(' 404'))).toEqual([]);
+    const res = await t.http.get('/health?x=%00').expect(400);
+    expect(res.body).toMatchObject({ error: 'validation_failed', details: [{ path: 'x' }] });
+  });
+
   it('each route answers at its path, and refuses callers below its role before anything else', async () => {
     for (const r of Object.values(ROUTES) as RouteContract[]) {
       const res = await t.http[r.method.toLowerCase() as 'get'](concrete(r.path));

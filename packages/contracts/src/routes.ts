@@ -75,7 +75,18 @@ export interface RouteContract {
   produces?: string;
   /** Optional request headers the route reads, with what they do. */
   headers?: Record<string, string>;
+  /**
+   * Error statuses the handler itself can answer, each with when. Those the route's shape implies
+   * (400 for a body or query, 401 and 503 for a signed-in route, 403 for a role above viewer or a
+   * write, 404 for a path parameter, 413 and 415 for a body) follow from the rest of the contract.
+   */
+  errors?: Readonly<Record<number, string>>;
 }
+
+/** 503 for a public route that reads the database (signed-in routes imply it). */
+const dbDown = { 503: 'The database is unreachable (`database_unavailable`); retry shortly' } as const;
+/** 403 of the routes that act on a run (runOwnershipRefusal in roles.ts). */
+const othersRun = { 403: 'A member acting on another member’s run (its creator, team owners and administrators may)' } as const;
 
 // `const` keeps each entry's literal types, so the client infers its path, body and response
 const route = <const R extends RouteContract>(r: R): R => r;
@@ -94,6 +105,9 @@ export const ROUTES = {
       database: z.literal('up'),
       migrations: z.object({ applied: z.number(), pending: z.array(z.string()) }),
     }),
+    errors: {
+      503: 'The database is unreachable (`database_unavailable`) or migrations are pending (`migrations_pending`, named in `details`)',
+    },
   }),
   envs: route({
     ...ok,
@@ -121,6 +135,10 @@ export const ROUTES = {
       actions: z.array(z.string()),
       snapshot: z.unknown(),
     }),
+    errors: {
+      422: 'Generation went over its time or state budget (`generation_over_budget`, naming the setting to lower)',
+      429: 'More than 120 previews a minute from this address, or more than 8 waiting',
+    },
   }),
   authSetup: route({
     ...ok,
@@ -130,6 +148,7 @@ export const ROUTES = {
     tag: 'auth',
     summary: 'Whether the deployment has no account yet',
     response: z.object({ needsSetup: z.boolean() }),
+    errors: dbDown,
   }),
   signup: route({
     method: 'POST',
@@ -140,6 +159,12 @@ export const ROUTES = {
     summary: 'First account creates the team; later ones bring an invite',
     body: signupSchema,
     response: meSchema,
+    errors: {
+      ...dbDown,
+      403: 'The deployment has teams already and no invite was sent',
+      409: 'An account with this email exists: sign in',
+      429: 'More than AUTH_RATE_LIMIT sign-ups and sign-ins a minute from this address',
+    },
   }),
   login: route({
     ...ok,
@@ -150,6 +175,11 @@ export const ROUTES = {
     summary: 'Sets the HTTP-only session cookie (10 a minute per address)',
     body: loginSchema,
     response: meSchema,
+    errors: {
+      ...dbDown,
+      401: 'Wrong email or password',
+      429: 'More than 10 sign-ins a minute from this address',
+    },
   }),
   logout: route({ ...ok, method: 'POST', path: '/api/auth/logout', status: 204, tag: 'auth', summary: 'Ends the session' }),
   me: route({ ...ok, method: 'GET', path: '/api/auth/me', tag: 'auth', summary: 'The caller, team and role', response: meSchema }),
@@ -161,6 +191,7 @@ export const ROUTES = {
     tag: 'auth',
     summary: 'The caller, team and role, or `me: null` when signed out (200 either way, for pages that open signed out)',
     response: z.object({ me: meSchema.nullable() }),
+    errors: dbDown,
   }),
   switchTeam: route({
     ...ok,
@@ -170,6 +201,10 @@ export const ROUTES = {
     summary: 'The session acts for another of the user’s teams (API tokens stay with theirs)',
     body: switchTeamSchema,
     response: meSchema,
+    errors: {
+      404: 'The user is not in that team',
+      409: 'Sent with an API token, which stays with the team it was made in',
+    },
   }),
   teams: route({
     ...ok,
@@ -188,6 +223,7 @@ export const ROUTES = {
     summary: 'An administrator of the deployment creates a team, and owns it',
     body: createTeamSchema,
     response: z.object({ id: z.string(), name: z.string() }),
+    errors: { 403: 'Only an administrator of the deployment creates teams' },
   }),
   joinTeam: route({
     ...ok,
@@ -197,6 +233,7 @@ export const ROUTES = {
     summary: 'Join another team with an invite of that team',
     body: joinTeamSchema,
     response: meSchema,
+    errors: { 409: 'The user is a member of that team already' },
   }),
   members: route({
     ...ok,
@@ -242,6 +279,7 @@ export const ROUTES = {
     summary: 'Change a role',
     body: updateMemberSchema,
     response: teamMemberSchema,
+    errors: { 409: 'The team would be left without an owner' },
   }),
   createToken: route({
     ...ok,
@@ -275,6 +313,7 @@ export const ROUTES = {
       'Idempotency-Key':
         'Up to 255 visible ASCII characters, one per request. A key the caller (this API token, or this user signed in) used within 24 h creates nothing: with the same body the answer is 200 with that first run (header Idempotent-Replayed: true), with another body 422 idempotency_key_reused.',
     },
+    errors: { 422: 'The Idempotency-Key was used with a different body within 24 h (`idempotency_key_reused`)' },
   }),
   runs: route({
     ...ok,
@@ -295,6 +334,7 @@ export const ROUTES = {
     summary: 'Update name, tags, notes',
     body: updateRunSchema,
     response: runDetailSchema,
+    errors: othersRun,
   }),
   cancelRun: route({
     method: 'POST',
@@ -304,6 +344,7 @@ export const ROUTES = {
     tag: 'runs',
     summary: 'Cancel (409 when finished)',
     response: runDetailSchema,
+    errors: { ...othersRun, 409: 'The run has finished already' },
   }),
   cloneRun: route({
     method: 'POST',
@@ -323,6 +364,7 @@ export const ROUTES = {
     tag: 'runs',
     summary: 'Requeue a failed or cancelled run from its last checkpoint',
     response: runDetailSchema,
+    errors: { ...othersRun, 409: 'The run is external, or neither failed nor cancelled' },
   }),
   deleteRun: route({
     method: 'DELETE',
@@ -331,6 +373,7 @@ export const ROUTES = {
     status: 204,
     tag: 'runs',
     summary: 'Delete with all its data (run owner or team owner)',
+    errors: { ...othersRun, 409: 'The run is running on a worker: cancel it first' },
   }),
   runMetrics: route({
     ...ok,
@@ -402,6 +445,7 @@ export const ROUTES = {
     summary: "Mark the checker's flag on a sentence right or wrong (or an unflagged sentence wrong); one per sentence and team",
     body: claimVerdictSchema,
     response: claimVerdictViewSchema,
+    errors: { 422: 'The checker did not flag this sentence: an unflagged sentence can only be marked wrong' },
   }),
   verdicts: route({
     ...ok,
@@ -444,6 +488,7 @@ export const ROUTES = {
     summary: 'Delete old checkpoints and raw trajectories by a keep-last/keep-best policy; metrics stay (run owner or team owner)',
     body: pruneRunSchema,
     response: pruneResultSchema,
+    errors: othersRun,
   }),
   downloadCheckpoint: route({
     ...ok,
@@ -480,6 +525,10 @@ export const ROUTES = {
     summary: 'Batch of ≤1,000 points (≤1 MB), idempotent on run+key+step',
     body: ingestMetricsSchema,
     response: z.object({ accepted: z.number() }),
+    errors: {
+      409: 'Not an open external run (a worker’s run, or finished), or the run changed during the write: send again',
+      429: 'More than INGEST_RATE_LIMIT ingestion requests a minute from this address',
+    },
   }),
   ingestTrajectories: route({
     method: 'POST',
@@ -490,6 +539,10 @@ export const ROUTES = {
     summary: 'Batch of trajectories with turns, idempotent',
     body: ingestTrajectoriesSchema,
     response: z.object({ accepted: z.number(), diagnosed: z.number() }),
+    errors: {
+      409: 'Not an open external run: a worker’s run, or one that has finished',
+      429: 'More than INGEST_RATE_LIMIT ingestion requests a minute from this address',
+    },
   }),
   finishRun: route({
     method: 'POST',
@@ -500,6 +553,7 @@ export const ROUTES = {
     summary: 'Final status of an external run',
     body: finishRunSchema,
     response: runDetailSchema,
+    errors: { 409: 'Not an external run' },
   }),
   workers: route({
     ...ok,
@@ -526,6 +580,7 @@ export const ROUTES = {
     summary: 'Queue a pretrain job that registers a base model',
     body: createBaseModelSchema,
     response: runDetailSchema,
+    errors: { 409: 'A base model of that name exists or is being pretrained' },
   }),
   openapi: route({
     ...ok,

@@ -56,7 +56,11 @@ export default function TokensPage() {
         <h2 id="tokens-h">API tokens</h2>
         <p className="muted">
           {me ? `Signed in as ${me.user.name} <${me.user.email}>, ${me.role} of ${me.team.name}. ` : null}A token acts as you, with your
-          role, for scripts and trainers that post metrics.
+          role, for scripts and trainers that post metrics. Every route, with its errors:{' '}
+          <a href={`${base}/api/docs`} data-testid="api-docs-link">
+            API reference
+          </a>{' '}
+          (OpenAPI at <a href={`${base}/api/openapi.json`}>/api/openapi.json</a>).
         </p>
         <form className="toolbar" onSubmit={create} data-testid="token-form">
           <label>
@@ -78,7 +82,8 @@ export default function TokensPage() {
               Copy <b>{secret.name}</b> now: it is shown only once (the server keeps its hash).
             </p>
             <CopyField label="Token" value={secret.token} testId="token-secret" />
-            <pre className="config">{`curl -H "Authorization: Bearer ${secret.token}" ${base}/api/runs`}</pre>
+            {/* the variables docs/api.md's examples use, so they run as written after these two lines */}
+            <pre className="config">{`API=${base}\nTOKEN=${secret.token}\ncurl -s $API/api/runs -H "authorization: Bearer $TOKEN"`}</pre>
           </div>
         ) : null}
         {tokens.error ? <p className="error">{tokens.error.message}</p> : null}
