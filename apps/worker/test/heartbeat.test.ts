@@ -97,8 +97,9 @@ describe('heartbeat and cancel while environment generation holds the event loop
       `worker: ${w.beats} beats, at most ${w.gap.toFixed(2)} s apart; run: ${r.beats} beats, at most ${r.gap.toFixed(2)} s apart`,
     );
     // both beat every 0.5 s: a few seconds apart at most on a loaded machine, never a whole phase apart
-    expect(w.beats).toBeGreaterThan(10);
-    expect(r.beats).toBeGreaterThan(10);
+    // (how many beats depends on how fast the machine runs the job: enough to measure gaps, not a count)
+    expect(w.beats).toBeGreaterThanOrEqual(4);
+    expect(r.beats).toBeGreaterThanOrEqual(4);
     expect(w.gap).toBeLessThan(3);
     expect(r.gap).toBeLessThan(3);
     expect(errors).not.toMatch(/database unreachable|heartbeat failed/);
