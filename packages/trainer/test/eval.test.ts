@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildRunConfig, createBaseModelSchema } from '@starpo/contracts';
@@ -94,6 +94,19 @@ describe('evaluation', () => {
       expect(lines.join('\n')).toMatch(/^bandit .*: 3 episodes from seed 123, temperature 0\.5$/m);
       expect(lines.join('\n')).toMatch(/^success \d+\.\d% \(± \d+\.\d standard error\)$/m);
       await expect(runEval(['--model', ckpt, '--episodes', '0'])).rejects.toThrow(/--episodes must be a positive integer/);
+      const turnsFile = path.join(dir, 'turns.jsonl');
+      await runEval(['--model', ckpt, '--episodes', '3', '--backend', 'wasm', '--turns', turnsFile]);
+      const turns = readFileSync(turnsFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      // bandit is one turn an episode: one line per seed, with the state, the reply and its checks
+      expect(turns.map((t) => t.seed)).toEqual([123, 124, 125]);
+      for (const t of turns) {
+        expect(t).toMatchObject({ env: 'bandit', turn: 1, state: { env: 'bandit' } });
+        expect(typeof t.reply).toBe('string');
+        expect(t.diagnostics.v).toBe(1);
+      }
       const sampled = await runEval(['--model', ckpt, '--episodes', '2', '--samples', '2', '--backend', 'wasm']);
       expect(sampled.join('\n')).toMatch(/^2 samples per seed: pass@2 \d+\.\d% \(seeds solved at least once\)$/m);
       await expect(runEval(['--model', ckpt, '--samples', '0'])).rejects.toThrow(/--samples must be a positive integer/);

@@ -8,6 +8,33 @@ import { evaluateSamples } from '../train/evaluate.js';
 import { rolloutSettings } from '../rollout/settings.js';
 import { baseWeightsChecksum, loadBaseModel, shippedBaseDir } from '../bases/load.js';
 import { PhaseProgress } from './progress.js';
+import type { Trajectory } from '../rollout/types.js';
+
+/** One JSON line per turn, for reading what the agent wrote against the state it saw. */
+export function turnLines(trajectories: Trajectory[]): string {
+  return trajectories
+    .flatMap((t, episode) =>
+      t.turns.map((turn) =>
+        JSON.stringify({
+          episode,
+          seed: t.seed,
+          env: t.env,
+          turn: turn.index + 1, // as the prompt numbers turns
+          state: turn.snapshot,
+          observation: turn.observation,
+          reply: turn.rawReply,
+          think: turn.parsed.think,
+          answer: turn.parsed.answer,
+          formatOk: turn.parsed.formatOk,
+          executed: turn.executed,
+          diagnostics: turn.diagnostics,
+          episodeSuccess: t.success,
+        }),
+      ),
+    )
+    .map((l) => `${l}\n`)
+    .join('');
+}
 
 const pct = (x: number | undefined) => `${(100 * (x ?? 0)).toFixed(1)}%`;
 
@@ -49,6 +76,7 @@ export function registerEvalCommand(program: Command, out: (line: string) => voi
     .option('--samples <k>', 'episodes per seed (sampler seeds n, n + 1, …): reports the mean and pass@k', '1')
     .option('--set <path=value...>', 'config overrides, e.g. --set env.config.observationFormat=grid_coord', [])
     .option('--json <file>', 'also write the metrics as JSON')
+    .option('--turns <file>', 'also write every turn as a JSON line (state, observation, reply, executed actions, reasoning checks)')
     .option('--backend <name>', 'auto | tensorflow | webgpu | wasm | cpu', 'auto')
     .option('--workers <n>', WORKERS_HELP, '1')
     .action(async (o: Record<string, string> & { set: string[] }) => {
@@ -66,7 +94,7 @@ export function registerEvalCommand(program: Command, out: (line: string) => voi
       const progress = new PhaseProgress();
       progress.phase('evaluation', episodes * samples);
       let done = 0;
-      const { metrics, passAtK } = await evaluateSamples(
+      const { metrics, passAtK, trajectories } = await evaluateSamples(
         base.model,
         base.tokenizer,
         {
@@ -100,6 +128,7 @@ export function registerEvalCommand(program: Command, out: (line: string) => voi
         out(
           `contradicted claims ${pct(metrics['val/diag/contradicted_claim_rate'])}, hallucination rate ${pct(metrics['val/diag/hallucination_rate'])}`,
         );
+      if (o.turns) writeFileSync(o.turns, turnLines(trajectories));
       if (o.json)
         writeFileSync(
           o.json,

@@ -69,12 +69,14 @@ export interface SampledEvaluation {
   /** Share of seeds solved at least once: the success that sharpening the policy on these seeds could reach. */
   passAtK: number;
   solvedPerSeed: Map<number, number>;
+  /** Every pass's episodes, in order. */
+  trajectories: Trajectory[];
 }
 
 /** Combine k evaluations of the same seeds. */
 export function combinePasses(
   passes: { trajectories: Pick<Trajectory, 'seed' | 'success'>[]; metrics: Record<string, number> }[],
-): SampledEvaluation {
+): Omit<SampledEvaluation, 'trajectories'> {
   const solvedPerSeed = new Map<number, number>();
   const sums: Record<string, { total: number; n: number }> = {};
   for (const p of passes) {
@@ -100,5 +102,5 @@ export async function evaluateSamples(
 ): Promise<SampledEvaluation> {
   const passes = [];
   for (let k = 0; k < samples; k++) passes.push(await evaluatePolicy(model, tokenizer, { ...r, samplerSeed: r.samplerSeed + k }));
-  return combinePasses(passes);
+  return { ...combinePasses(passes), trajectories: passes.flatMap((p) => p.trajectories) };
 }
