@@ -10,7 +10,13 @@ import { parseArgs } from 'node:util';
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { out: { type: 'string' }, turns: { type: 'string' }, size: { type: 'string', default: '100' }, prefix: { type: 'string', default: 'real' }, seed: { type: 'string', default: '1' } },
+  options: {
+    out: { type: 'string' },
+    turns: { type: 'string' },
+    size: { type: 'string', default: '100' },
+    prefix: { type: 'string', default: 'real' },
+    seed: { type: 'string', default: '1' },
+  },
 });
 const [command, ...files] = positionals;
 

@@ -1,7 +1,8 @@
 import type { EnvSnapshot, FrozenLakeSnapshot, SokobanSnapshot } from '../types.js';
 import type { Claim, Decision, OutcomeKind } from './claims.js';
 import { extractClaims } from './extract.js';
-import { ruleTrust } from './rule-gate.js';
+import { ruleTrust, type PrecisionTable } from './rule-gate.js';
+import { garbledReason, isPlanSentence, sentenceForm } from './sentence-form.js';
 import { claimPattern, verifyClaim, type Verdict, type VerifyOptions } from './verify.js';
 import { sameCell, World } from './world.js';
 
@@ -21,8 +22,12 @@ export interface ClaimResult {
   confidence?: 'unambiguous';
   /** The reading rule that produced the claim (rules.ts). */
   rule?: string;
-  /** Contradicted: how often this rule's contradictions were right when measured (rule-precision.ts). */
+  /** Contradicted: how often this rule's contradictions were right on held-out text (rule-precision.ts)… */
   precision?: number;
+  /** …out of how many. */
+  precisionFlags?: number;
+  /** The board disagrees, but the rule that read it is not measured precise enough to flag: shown apart from the flags. */
+  uncertain?: true;
 }
 
 export type Consistency = 'consistent' | 'mismatch' | 'unknown';
@@ -68,6 +73,8 @@ export interface TurnInput {
 export interface DiagnoseOptions {
   /** false: every rule's contradictions count, measured precision or not (how bench:diagnostics measures the rules). */
   ruleGate?: boolean;
+  /** Per-rule precision to gate with instead of the shipped one (rule-precision.ts): how the bench measures a gate on text it was not set from. */
+  rulePrecision?: PrecisionTable;
 }
 
 export const DIAGNOSTIC_FLAGS = [
@@ -196,17 +203,21 @@ export function diagnoseTurn(input: TurnInput, options: DiagnoseOptions = {}): T
           negated: c.negated,
           ...(c.rule ? { rule: c.rule } : {}),
         };
+        // a fragment is never contradicted, and a plan's direction words are moves, not places
+        const unreadable = garbledReason(base.text) ?? (c.kind === 'relation' && isPlanSentence(base.text) ? 'a plan lists moves' : null);
+        if (unreadable) return { ...base, verdict: 'uncheckable' as const, reason: `not checkable: ${unreadable}` };
         if (checked.verdict === 'uncheckable')
           return { ...base, verdict: checked.verdict, ...(checked.evidence ? { reason: checked.evidence } : {}) };
-        // precision first: a contradiction from a rule measured below the goal is shown as not checked
-        const trust = gate && checked.verdict === 'contradicted' ? ruleTrust(c.rule) : null;
-        if (trust && !trust.trusted) return { ...base, verdict: 'uncheckable' as const, reason: trust.reason };
+        // precision first: a contradiction from a rule not measured right often enough on held-out text is uncertain, not a flag
+        const trust = gate && checked.verdict === 'contradicted' ? ruleTrust(c.rule, sentenceForm(base.text), options.rulePrecision) : null;
+        if (trust && !trust.trusted)
+          return { ...base, verdict: 'uncheckable' as const, uncertain: true, reason: trust.reason, evidence: checked.evidence };
         return {
           ...base,
           verdict: checked.verdict,
           confidence: 'unambiguous' as const,
           ...(checked.evidence && checked.verdict === 'contradicted' ? { evidence: checked.evidence } : {}),
-          ...(trust?.trusted ? { precision: trust.precision } : {}),
+          ...(trust?.trusted ? { precision: trust.precision, precisionFlags: trust.flags } : {}),
         };
       })
     : [];

@@ -33,6 +33,8 @@ function readToken(s: SentenceState): void {
       c.rule ??= rule.name;
       c.tokens = [from, Math.max(s.i, from) + 1];
     }
+    // reading never goes back: a rule that would rewind the cursor would read the same tokens forever
+    if (s.i < from) s.i = from;
     if (consumed) return;
   }
 }

@@ -443,6 +443,7 @@ function moveRefused(s: SentenceState): boolean {
   if (!(DIRS.has(t) && NEGATIONS.has(toks[i - 1] ?? '') && !/^(of|from|than|~direct)$/.test(toks[i + 1] ?? '') && !entityOf(toks[i + 1])))
     return false;
   const m = readMoves(toks, i, s.text.actionSet);
+  if (!m.moves.length) return false; // "not above it": a place, not a refused move
   s.decide(m.moves, true);
   s.neg = false;
   s.i = m.end - 1;
