@@ -221,7 +221,7 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
 
   it('diagnoses reasoning: a false claim is highlighted with the truth, counted in the diagnostics tab and found by the flag filter', async () => {
     await signedIn();
-    // Sokoban seed 3: the box is right above the player; a think that says otherwise, and one that decides up but answers left
+    // Sokoban seed 3: a think that puts the box on the player's cell, and one that decides up but answers left
     const env = new SokobanEnv();
     const obs = env.reset(3);
     const s0 = env.snapshot();
@@ -240,7 +240,8 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     };
     await api('POST', `/api/runs/${run.id}/ingest/trajectories`, {
       trajectories: [
-        { step: 1, success: false, turns: [turn('The box is below me, two steps down. I will go left.', 'Left')] },
+        // the teacher's sentence form, which the checker flags (free text it reads less surely is shown as uncertain)
+        { step: 1, success: false, turns: [turn(`Box at (${s0.player[0]}, ${s0.player[1]}). Plan: Left.`, 'Left')] },
         { step: 1, indexInGroup: 1, success: false, turns: [turn('The box is right above me. So I go up.', 'Left')] },
       ],
     });
@@ -254,7 +255,7 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
 
     await page.goto(`${sys.webUrl}/runs/${run.id}`);
     await page.getByRole('tab', { name: 'diagnostics' }).click();
-    await expect.poll(() => page.getByTestId('contradicted-claims').textContent()).toContain('box down of player');
+    await expect.poll(() => page.getByTestId('contradicted-claims').textContent()).toContain('box position');
     expect(await page.getByTestId('flag-counts').textContent()).toMatch(/hallucinated.*1 \(50%\)/);
     await page.screenshot({ path: path.join(SHOTS, 'diagnostics.png'), fullPage: true });
 

@@ -56,14 +56,12 @@ describe.skipIf(!exe)("a team's verdicts on the checker's flags, in a real brows
       .map((l) => JSON.parse(l) as { think: string; verdicts: { flagged: boolean; note: string | null }[] });
 
   it('marks a flag right in the replay; the Diagnostics tab shows the precision on the verdicts and exports them', async () => {
-    const think = 'The box is at (1, 3). I will go right.';
+    const think = 'Box at (1, 3). Plan: Right.';
     const { runId, trajectoryId } = await judgedTrajectory('judged', think);
     await page.goto(`${sys.webUrl}/trajectories/${trajectoryId}`);
     const row = page.getByTestId('verdict-row').first();
     await expect.poll(() => row.textContent()).toContain('flagged by rule coordinate');
-    expect(await page.getByTestId('claim-truth').first().textContent()).toMatch(
-      /rule coordinate: right on \d+% of its flags on the labelled development texts/,
-    );
+    expect(await page.getByTestId('claim-truth').first().textContent()).toMatch(/rule coordinate: right on \d+% of \d+ held-out flags/);
     await page.getByRole('textbox', { name: /note/i }).fill('the box is at (2, 2)');
     await row.getByRole('button', { name: 'flag right' }).click();
     await expect.poll(() => row.getByTestId('verdict').textContent()).toContain('flag right · ada@lab.test');
@@ -79,17 +77,34 @@ describe.skipIf(!exe)("a team's verdicts on the checker's flags, in a real brows
     expect((await exportedVerdicts()).find((l) => l.think === think)).toMatchObject({
       think,
       contradicted: true,
-      claims: [{ text: 'The box is at (1, 3)', verdict: 'false' }],
+      claims: [{ text: 'Box at (1, 3)', verdict: 'false' }],
     });
   });
 
+  it('shows a garbled sentence as not checkable and a reading the checker is unsure of as uncertain, neither as a flag', async () => {
+    // the player is at (1, 1) and the box at (2, 2): "to my left" is false, but free text is read less surely than the teacher's sentences
+    const think = 'Player at (1, 1). Target at (1, 3 left. The box is to my left.';
+    const { trajectoryId } = await judgedTrajectory('garbled', think);
+    await page.goto(`${sys.webUrl}/trajectories/${trajectoryId}`);
+    const garbled = page.getByTestId('uncheckable-claim').filter({ hasText: 'Target at (1, 3 left' });
+    await expect.poll(() => garbled.count()).toBe(1);
+    expect(await garbled.getAttribute('title')).toMatch(/not checkable: a bracket that is never closed/);
+    const unsure = page.getByTestId('uncertain-claim');
+    expect(await unsure.textContent()).toBe('The box is to my left');
+    expect(await unsure.getAttribute('title')).toMatch(
+      /^uncertain: the reading rule "relation" was right on \d+ of its \d+ contradictions on free text/,
+    );
+    expect(await page.getByTestId('contradicted-claim').count()).toBe(0);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+  });
+
   it('asks before marking an unflagged sentence missed, and a note goes with one verdict only', async () => {
-    const think = 'The box is at (1, 3). The player is at (1, 1).';
+    const think = 'Box at (1, 3). Player at (1, 1).';
     const { trajectoryId } = await judgedTrajectory('noted', think);
     await page.goto(`${sys.webUrl}/trajectories/${trajectoryId}`);
     const rows = page.getByTestId('verdict-row');
-    const flagged = rows.filter({ hasText: 'The box is at (1, 3)' });
-    const unflagged = rows.filter({ hasText: 'The player is at (1, 1)' });
+    const flagged = rows.filter({ hasText: 'Box at (1, 3)' });
+    const unflagged = rows.filter({ hasText: 'Player at (1, 1)' });
     await expect.poll(() => unflagged.textContent()).toContain('not flagged');
     const verdicts = async () =>
       (await api('GET', `/api/trajectories/${trajectoryId}/verdicts`)) as { flagged: boolean; note: string | null }[];

@@ -29,7 +29,7 @@ describe('external runs: boards from text, diagnostics at ingestion, config as s
           step: 1,
           success: false,
           turns: [
-            { observation: `Turn 1:\nState:\n${board}\nYou have 10 actions left.`, ...reply('The box is at (1, 3). I go right.', 'Right') },
+            { observation: `Turn 1:\nState:\n${board}\nYou have 10 actions left.`, ...reply('Box at (1, 3). Plan: Right.', 'Right') },
             { observation: '', ...reply('', 'Up') },
             { observation: 'I see a corridor.', ...reply('going down', 'Down'), snapshot: { env: 'sokoban', bogus: true } },
             { observation: board, ...reply(huge, 'Left') },
@@ -39,7 +39,7 @@ describe('external runs: boards from text, diagnostics at ingestion, config as s
           step: 1,
           indexInGroup: 1,
           success: false,
-          turns: [{ observation: board, ...reply('The box is at (2, 2). Then right.', 'Right') }],
+          turns: [{ observation: board, ...reply('Box at (2, 2). Plan: Right.', 'Right') }],
         },
       ],
     }).expect(200);
@@ -113,7 +113,7 @@ describe('external runs: boards from text, diagnostics at ingestion, config as s
   });
 
   it('stores the same checks, flags and step metrics however a batch is split into requests, in any order', async () => {
-    // 18 Sokoban episodes of 3 turns; think texts with true and false positions, and one text repeated at many boards
+    // 18 Sokoban episodes of 3 turns; think texts in the teacher's sentences with true and false positions, and one text repeated at many boards
     const env = new SokobanEnv({ observationFormat: 'grid_coord' });
     const trajectories = Array.from({ length: 18 }, (_, i) => {
       env.reset(500 + i);
@@ -124,7 +124,7 @@ describe('external runs: boards from text, diagnostics at ingestion, config as s
         const think =
           (i + k) % 5 === 0
             ? 'I will push the box onto the target now.'
-            : `I am at (${s.player[0]}, ${s.player[1]}). The box is at (${br + (i % 3 === 0 ? 1 : 0)}, ${bc}). I go ${action.toLowerCase()}.`;
+            : `Player at (${s.player[0]}, ${s.player[1]}). Box at (${br + (i % 3 === 0 ? 1 : 0)}, ${bc}). Plan: ${action}.`;
         const observation = renderSokoban(s, 'grid_coord');
         const reward = env.step(action).reward;
         return { observation, ...reply(think, action), reward };

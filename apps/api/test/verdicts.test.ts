@@ -56,9 +56,9 @@ describe("a team's verdicts on the checker's flags: marking, precision per rule,
   });
 
   it('lets members mark flags, not viewers nor other teams; checks the sentence; keeps who and when', async () => {
-    const a = await trajectory('The box is at (1, 3). I go right.', 0);
+    const a = await trajectory('Box at (1, 3). Plan: Right.', 0);
     const flagged = a.claims.find((c) => c.verdict === 'contradicted')!;
-    expect(flagged).toMatchObject({ span: [0, 'The box is at (1, 3)'.length], rule: 'coordinate' });
+    expect(flagged).toMatchObject({ span: [0, 'Box at (1, 3)'.length], rule: 'coordinate' });
     const url = `/api/trajectories/${a.id}/turns/0/verdicts`;
 
     const denied = await as(viewer).post(url, { span: flagged.span, verdict: 'right' }).expect(403);
@@ -72,9 +72,9 @@ describe("a team's verdicts on the checker's flags: marking, precision per rule,
     expect(bad.body.details).toEqual([expect.objectContaining({ path: 'span' })]);
     await as(member).post(url, { span: flagged.span, verdict: 'maybe' }).expect(400);
     await as(member).post(`/api/trajectories/${a.id}/turns/7/verdicts`, { span: flagged.span, verdict: 'right' }).expect(404);
-    // "I go right." is not flagged: it can only be marked as a miss
+    // "Plan: Right." is not flagged: it can only be marked as a miss
     await as(member)
-      .post(url, { span: [22, 33], verdict: 'right' })
+      .post(url, { span: [15, 27], verdict: 'right' })
       .expect(422);
 
     const first = (await as(member).post(url, { span: flagged.span, verdict: 'wrong', note: 'typo' }).expect(201)).body;
@@ -88,7 +88,7 @@ describe("a team's verdicts on the checker's flags: marking, precision per rule,
 
   it("measures the checker's precision on the team's verdicts, per rule and overall, and exports them as a labelled set bench:diagnostics scores", async () => {
     // a flag the team marks wrong (its verdicts are what is measured), and a miss in a text with no flag (the box is not on the target)
-    const b = await trajectory('The box is at (2, 1).', 1);
+    const b = await trajectory('Box at (2, 1).', 1);
     const wrongFlag = b.claims.find((c) => c.verdict === 'contradicted')!;
     await as(member).post(`/api/trajectories/${b.id}/turns/0/verdicts`, { span: wrongFlag.span, verdict: 'wrong' }).expect(201);
     const c = await trajectory('My only box is already home. I push down.', 2);
@@ -127,13 +127,13 @@ describe("a team's verdicts on the checker's flags: marking, precision per rule,
       .map((l) => JSON.parse(l));
     expect(rows).toHaveLength(3);
     const byThink = Object.fromEntries(rows.map((r) => [r.think, r]));
-    expect(byThink['The box is at (1, 3). I go right.']).toMatchObject({
+    expect(byThink['Box at (1, 3). Plan: Right.']).toMatchObject({
       env: 'sokoban',
       contradicted: true,
-      claims: [{ text: 'The box is at (1, 3)', verdict: 'false' }],
+      claims: [{ text: 'Box at (1, 3)', verdict: 'false' }],
       verdicts: [{ by: 'owner@lab.test', rule: 'coordinate', flagged: true, verdict: 'right' }],
     });
-    expect(byThink['The box is at (2, 1).']).toMatchObject({ contradicted: false, claims: [{ verdict: 'true' }] });
+    expect(byThink['Box at (2, 1).']).toMatchObject({ contradicted: false, claims: [{ verdict: 'true' }] });
     expect(byThink['My only box is already home. I push down.']).toMatchObject({ contradicted: true });
 
     // the round trip: the export is a labelled set the bench scores (1 flag right, 1 wrong, 1 missed)

@@ -1,8 +1,8 @@
 'use client';
-import type { TeamVerdictSummary } from '@starpo/contracts';
 import type { ClaimResult } from '@starpo/envs';
 import { useState } from 'react';
 import { useMarkVerdict, useMe, useTeamPrecision, useVerdicts } from '../lib/queries';
+import { flagPrecision } from '../lib/claim-precision';
 import { denied } from '../lib/roles';
 import { useAction } from '../lib/use-action';
 import { Gated } from './Gated';
@@ -22,12 +22,6 @@ function readSentences(claims: ClaimResult[]): Sentence[] {
     bySpan.set(k, s);
   }
   return [...bySpan.values()].sort((a, b) => Number(!!b.flagged) - Number(!!a.flagged) || a.span[0] - b.span[0]);
-}
-
-/** "; your team's verdicts: 3 of 4 right": the team's own verdicts on the rule's flags. */
-function teamLine(summary: TeamVerdictSummary | undefined, rule: string | undefined): string {
-  const r = summary?.rules.find((x) => x.rule === rule);
-  return r ? `; your team's verdicts: ${r.right} of ${r.right + r.wrong} right` : '';
 }
 
 /**
@@ -78,10 +72,7 @@ export function SentenceVerdicts({
               {s.flagged ? (
                 <span className="muted">
                   flagged by rule {s.flagged.rule ?? '?'}
-                  {s.flagged.precision !== undefined
-                    ? `, right on ${Math.round(s.flagged.precision * 100)}% of its flags on the labelled development texts`
-                    : ''}
-                  {teamLine(team.data, s.flagged.rule)}
+                  {flagPrecision(s.flagged, team.data) ? `, ${flagPrecision(s.flagged, team.data)}` : ''}
                 </span>
               ) : (
                 <span className="muted">not flagged</span>

@@ -1,6 +1,7 @@
 'use client';
 import type { ClaimResult } from '@starpo/envs';
 import type { ReactNode } from 'react';
+import { flagPrecision } from '../lib/claim-precision';
 
 interface Marked {
   span: [number, number];
@@ -20,7 +21,8 @@ function sentences(claims: ClaimResult[]): Marked[] {
 
 /**
  * The think text with each sentence that makes a claim marked: contradicted ones highlighted
- * with the truth right after them, supported ones underlined, not checkable ones muted.
+ * with the truth right after them, uncertain ones (a rule not precise enough to flag) with a question
+ * mark, supported ones underlined, not checkable ones (garbled, a plan, a condition…) muted.
  */
 export function ThinkText({ think, claims }: { think: string; claims: ClaimResult[] }) {
   const out: ReactNode[] = [];
@@ -40,9 +42,19 @@ export function ThinkText({ think, claims }: { think: string; claims: ClaimResul
         <span key={`${s}-truth`} className="truth" data-testid="claim-truth">
           {' '}
           ✗ {[...new Set(wrong.map((c) => c.evidence ?? c.pattern))].join('; ')}
-          {wrong[0]!.precision !== undefined
-            ? ` (rule ${wrong[0]!.rule}: right on ${Math.round(wrong[0]!.precision * 100)}% of its flags on the labelled development texts)`
-            : ''}
+          {wrong[0]!.precision !== undefined ? ` (rule ${wrong[0]!.rule}: ${flagPrecision(wrong[0]!)})` : ''}
+        </span>,
+      );
+    } else if (m.claims.some((c) => c.uncertain)) {
+      // the board disagrees, but the rule that read it is not measured precise enough to flag
+      const doubt = m.claims.filter((c) => c.uncertain);
+      out.push(
+        <span key={s} className="claim uncertain" data-testid="uncertain-claim" title={doubt.map((c) => c.reason).join('; ')}>
+          {text}
+        </span>,
+        <span key={`${s}-doubt`} className="muted">
+          {' '}
+          ? uncertain: {[...new Set(doubt.map((c) => c.evidence ?? c.pattern))].join('; ')}
         </span>,
       );
     } else if (checked) {
