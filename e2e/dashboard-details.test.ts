@@ -1,13 +1,13 @@
 import { buildRunConfig } from '@starpo/contracts';
-import { createDb } from '@starpo/db';
-import { chmodSync, mkdtempSync } from 'node:fs';
+import { createDb, upsertMetricPoints } from '@starpo/db';
+import { chmodSync, existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DbSink } from '../apps/worker/dist/db-sink.js';
 import { LearningWatch } from '../packages/trainer/dist/train/warnings.js';
-import { chromiumPath, pageFetch, startStackAndBrowser, stopStackAndBrowser, type Started } from './helpers.js';
+import { chromiumPath, pageFetch, ROOT, startStackAndBrowser, stopStackAndBrowser, type Started } from './helpers.js';
 
 const exe = chromiumPath();
 
@@ -234,6 +234,82 @@ describe.skipIf(!exe)('dashboard details in a real browser', { timeout: 300_000 
     await page.goto(`${sys.webUrl}/envs`);
     const icons = await page.locator('link[rel=icon]').evaluateAll((ls) => ls.map((l) => new URL((l as HTMLLinkElement).href).pathname));
     expect(icons).toEqual(expect.arrayContaining(['/favicon.ico', '/icon.svg']));
+  });
+
+  /** A Prisma client on the stack's embedded Postgres (disconnect it after use). */
+  const stackDb = () =>
+    createDb(`postgresql://postgres:postgres@127.0.0.1:${/embedded PostgreSQL on port (\d+)/.exec(sys.output())![1]}/starpo`);
+
+  it('says what the duration estimate rests on, which engine each worker runs, and "slow engine" at the ETA', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${sys.webUrl}/runs/new`); // quick-cpu, Sokoban
+    const source = page.getByTestId('estimate-source');
+    await expect
+      .poll(() => source.textContent())
+      .toBe('rough guess: no quick-cpu run measured yet (a fixed figure for two idle CPU cores)');
+
+    // a finished quick-cpu run with timed steps, and a worker on tfjs's kernels
+    const db = stackDb();
+    const teamId = ((await api('GET', '/api/auth/me')) as { team: { id: string } }).team.id;
+    const config = buildRunConfig('quick-cpu', { env: { name: 'sokoban' } });
+    const common = { teamId, preset: 'quick-cpu', config, environment: 'sokoban', algorithm: 'gae', totalSteps: 80 };
+    const done = await db.run.create({ data: { ...common, name: 'timed', status: 'succeeded', currentStep: 3, finishedAt: new Date() } });
+    await upsertMetricPoints(
+      db,
+      done.id,
+      [30, 31, 29].map((value, i) => ({ key: 'timing_s/step', step: i + 1, value })),
+    );
+    const slow = await db.worker.create({ data: { name: 'no-blas', host: 'elsewhere', backend: 'wasm', engine: 'tfjs', device: 'cpu' } });
+
+    await page.reload();
+    await expect.poll(() => source.textContent()).toBe('from the last quick-cpu run on this deployment (3 steps)');
+    expect(await page.getByTestId('duration-estimate').textContent()).toMatch(/^Estimated duration: about \d+ min \(80 steps\), from/);
+    expect(await page.getByTestId('estimate-slow-engine').textContent()).toContain('no-blas runs the slow engine');
+
+    await page.goto(`${sys.webUrl}/workers`);
+    const engineOf = (name: string) => page.locator('tr', { hasText: name }).getByTestId('worker-engine');
+    await expect.poll(() => engineOf('no-blas').textContent()).toBe('slow engine tfjs kernels');
+    const fast = existsSync(path.join(ROOT, 'packages/trainer/native/build/kernels.node'));
+    // the stack's own worker: its name is the host's
+    expect(await engineOf(`(${os.hostname()})`).first().textContent()).toBe(fast ? 'OpenBLAS kernels' : 'slow engine tfjs kernels');
+    expect(await page.getByTestId('slow-engine-hint').textContent()).toContain('apt-get install libopenblas-dev');
+    // npm start's summary says the same of its own worker
+    expect(sys.output()).toMatch(
+      fast ? /\[starpo\] Engine +OpenBLAS kernels/ : /\[starpo\] Engine +SLOW: .*apt-get install libopenblas-dev/,
+    );
+
+    // a run the slow worker is training: its ETA says so (deleted before the sweep could requeue it)
+    const running = await db.run.create({
+      data: {
+        ...common,
+        name: 'on tfjs',
+        status: 'running',
+        workerId: slow.id,
+        heartbeatAt: new Date(),
+        currentStep: 2,
+        startedAt: new Date(),
+        progress: {
+          phase: 'rollout',
+          step: 3,
+          done: 10,
+          total: 64,
+          unit: 'episodes',
+          startedAt: Date.now(),
+          at: Date.now(),
+          stepStartedAt: Date.now(),
+          stepSeconds: 30,
+          validationSeconds: 20,
+          engine: 'tfjs',
+        },
+      },
+    });
+    try {
+      await page.goto(`${sys.webUrl}/runs/${running.id}`);
+      await expect.poll(() => page.getByTestId('eta').textContent()).toMatch(/ETA .*\(30 s a step, 20 s a validation\) slow engine$/);
+    } finally {
+      await db.run.delete({ where: { id: running.id } });
+      await db.$disconnect();
+    }
   });
 
   it('names the metric a warning read and opens the chart that plots it (entropy collapse: actor/entropy)', async () => {

@@ -107,9 +107,7 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
 
     // a long run says how long before Launch
     await page.fill('input[name="training.steps"]', '100000');
-    await expect
-      .poll(() => page.getByTestId('duration-estimate').textContent())
-      .toMatch(/about \d+ hours on two CPU cores \(100000 steps\)/); // SMALL's short replies: hours, not minutes
+    await expect.poll(() => page.getByTestId('duration-estimate').textContent()).toMatch(/about \d+ hours \(100000 steps\), rough guess/); // SMALL's short replies: hours, not minutes
     await page.fill('input[name="training.steps"]', '5');
     await expect.poll(() => page.getByTestId('duration-estimate').textContent()).toMatch(/about \d+ min/);
     await page.fill('input[name=name]', 'lake-live');

@@ -8,12 +8,13 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SettingsError, settingsOrExit } from '@starpo/contracts';
+import { FAST_ENGINE_FIX, SettingsError, settingsOrExit } from '@starpo/contracts';
 import { EMBEDDED_DATABASE_URL, migrate } from '@starpo/db';
 import { freePort } from '@starpo/db/embedded';
 import { DEFAULT_API_PORT, loadApiSettings } from '../apps/api/dist/settings.js';
 import { loadWorkerSettings } from '../apps/worker/dist/settings.js';
 import { loadWebSettings } from '../apps/web/settings.mjs';
+import { ensureFastEngine } from './fast-engine.mjs';
 import { loadStartSettings } from './settings.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -78,6 +79,9 @@ if (!databaseUrl) {
 }
 const status = await migrate(databaseUrl, { log: say });
 say(`database ready (${status.applied.length ? `applied ${status.applied.join(', ')}` : 'migrations current'})`);
+
+// before the worker starts: it loads the addon once, at start-up
+const engine = ensureFastEngine(root);
 
 const apiPort = await freePort(settings.API_PORT);
 const webPort = await freePort(settings.WEB_PORT);
@@ -237,5 +241,10 @@ if (!stopping) {
   say(`API        ${apiUrl}   (health: ${apiUrl}/health)`);
   say(`Dashboard  ${webUrl}`);
   say(`Database   ${embedded ? `embedded PostgreSQL on port ${embedded.port}` : 'DATABASE_URL'}`);
+  say(
+    engine.fast
+      ? 'Engine     OpenBLAS kernels (the fast CPU engine)'
+      : `Engine     SLOW: tfjs kernels, a training step takes about 4× as long or more (${engine.why}). Fix: ${FAST_ENGINE_FIX}`,
+  );
   say('Ctrl-C stops everything.');
 }

@@ -11,6 +11,7 @@ import { BaseModelsController } from './base-models.controller.js';
 import { CheckpointsController } from './checkpoints.controller.js';
 import { CheckpointArchiveController } from './checkpoint-archive.controller.js';
 import { DocsController } from './docs.controller.js';
+import { DurationEstimateController } from './duration-estimate.controller.js';
 import { EnvsController } from './envs.controller.js';
 import { EventsGateway } from './events/events.gateway.js';
 import { PgListener } from './events/pg-listener.js';
@@ -63,6 +64,7 @@ export class AppModule {
         TrajectoriesController,
         CheckpointsController,
         WorkersController,
+        DurationEstimateController,
         BaseModelsController,
         CheckpointArchiveController,
         DocsController,

@@ -1,6 +1,6 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Route } from './route.js';
-import { ROUTES, type WorkerInfo } from '@starpo/contracts';
+import { isSlowEngine, engineSchema, ROUTES, type WorkerInfo } from '@starpo/contracts';
 import { listWorkers, type Db } from '@starpo/db';
 import { CurrentActor, type Actor } from './auth/actor.js';
 import { DB, SETTINGS, type ApiSettings } from './di-tokens.js';
@@ -21,12 +21,16 @@ export class WorkersController {
     return rows.map((w) => {
       // no heartbeat for the stale timeout: the process is gone (or frozen); it no longer counts as busy
       const lost = w.status !== 'offline' && Date.now() - w.lastHeartbeat.getTime() > staleMs;
+      // a value this API does not know (a newer worker's) reads as unknown
+      const engine = engineSchema.catch('unknown').parse(w.engine);
       const run = lost ? undefined : w.runs.find((r) => r.id === w.currentRunId);
       return {
         id: w.id,
         name: w.name,
         host: w.host,
         backend: w.backend,
+        engine,
+        slowEngine: isSlowEngine(engine),
         device: w.device,
         hasGpu: w.hasGpu,
         memoryBytes: Number(w.memoryBytes),

@@ -3,6 +3,8 @@ import {
   RUN_WARNING_CODES,
   WARNING_METRICS,
   estimateRemainingSeconds,
+  FAST_ENGINE_FIX,
+  isSlowEngine,
   progressLabel,
   type LogEvent,
   type LogLine,
@@ -98,6 +100,16 @@ export function PhaseProgress({
             </span>
           </>
         )}
+        {isSlowEngine(progress.engine) ? ' ' : null}
+        {isSlowEngine(progress.engine) ? (
+          <span
+            className="badge warn"
+            data-testid="eta-slow-engine"
+            title={`the worker trains on tfjs's own kernels (no OpenBLAS addon): several times slower a step; fix: ${FAST_ENGINE_FIX}`}
+          >
+            slow engine
+          </span>
+        ) : null}
       </span>
     </div>
   );

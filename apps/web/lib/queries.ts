@@ -9,6 +9,7 @@ import type {
   CreatedInvite,
   CreatedToken,
   Me,
+  PresetName,
   MetricsEvent,
   RoleName,
   RunDetail,
@@ -58,6 +59,7 @@ export const queryKeys = {
   tokens: ['tokens'] as const,
   baseModels: ['base-models'] as const,
   envs: ['envs'] as const,
+  durationEstimate: (preset: string, base: string) => ['duration-estimate', preset, base] as const,
 };
 
 /** A list's URL parameters (`a=1&b=2`, as the page keeps them) as a route's query. */
@@ -294,6 +296,12 @@ export function useBaseModels() {
 /** The environments the API can train, with their config schemas. */
 export function useEnvs() {
   return useGetQuery(queryKeys.envs, ROUTES.envs, {});
+}
+
+/** How long a run of the preset takes a token, measured where the deployment has measured it; null skips it (no preset). */
+export function useDurationEstimate(preset: PresetName | null, base: string | undefined) {
+  const input = preset ? { query: { preset, ...(base ? { base } : {}) } } : null;
+  return useGetQuery(queryKeys.durationEstimate(preset ?? '', base ?? ''), ROUTES.durationEstimate, input);
 }
 
 // ---- a run's tabs

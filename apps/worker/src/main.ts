@@ -18,6 +18,7 @@ const backend = await initBackend('auto', (m) => console.log(m));
 const me = await registerWorker(db, {
   name: settings.name,
   backend: backend.name,
+  engine: backend.engine,
   device: backend.gpu ? backend.device : `${os.cpus().length}× ${os.cpus()[0]?.model ?? 'cpu'} (${backend.device})`,
   hasGpu: backend.gpu,
 });

@@ -1,4 +1,5 @@
 import os from 'node:os';
+import type { Engine } from '@starpo/contracts';
 import type { Db } from '@starpo/db';
 import { defaultWorkerName } from './settings.js';
 
@@ -7,10 +8,10 @@ export interface WorkerIdentity {
   name: string;
 }
 
-/** Insert this process into `workers` (host, backend, device, memory) and return its id. */
+/** Insert this process into `workers` (host, backend, engine, device, memory) and return its id. */
 export async function registerWorker(
   db: Db,
-  info: { name?: string; backend: string; device: string; hasGpu: boolean },
+  info: { name?: string; backend: string; engine: Engine; device: string; hasGpu: boolean },
 ): Promise<WorkerIdentity> {
   const name = info.name ?? defaultWorkerName();
   const w = await db.worker.create({
@@ -18,6 +19,7 @@ export async function registerWorker(
       name,
       host: os.hostname(),
       backend: info.backend,
+      engine: info.engine,
       device: info.device,
       hasGpu: info.hasGpu,
       memoryBytes: BigInt(os.totalmem()),

@@ -12,6 +12,8 @@ export * from './responses.js';
 export * from './metric-columns.js';
 export * from './events.js';
 export * from './bases.js';
+export * from './engine.js';
+export * from './duration-estimate.js';
 export * from './run-activity.js';
 export * from './storable.js';
 export * from './verdicts.js';

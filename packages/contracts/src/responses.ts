@@ -5,6 +5,7 @@
  */
 import type { TurnDiagnostics } from '@starpo/envs';
 import { metricSeriesSchema, runSummarySchema, trajectorySummarySchema } from './api.js';
+import { engineSchema } from './engine.js';
 import { ROLES } from './roles.js';
 import { z } from './zod.js';
 
@@ -68,6 +69,10 @@ export const workerInfoSchema = z.object({
   name: z.string(),
   host: z.string(),
   backend: z.string(),
+  /** Whose kernels do the heavy products (ENGINES); `tfjs` on a CPU backend is the slow engine. */
+  engine: engineSchema,
+  /** The slow engine: tfjs kernels because the OpenBLAS addon is not built (FAST_ENGINE_FIX). */
+  slowEngine: z.boolean(),
   device: z.string(),
   hasGpu: z.boolean(),
   memoryBytes: z.number(),

@@ -33,6 +33,7 @@ import {
   updateRunSchema,
   pruneRunSchema,
 } from './api.js';
+import { durationEstimateQuerySchema, durationEstimateSchema } from './duration-estimate.js';
 import { envInfoSchema } from './envs-info.js';
 import { runMetricColumnsSchema } from './metric-columns.js';
 import {
@@ -562,6 +563,16 @@ export const ROUTES = {
     tag: 'system',
     summary: 'Workers with backend, device, status, current run, heartbeat',
     response: z.array(workerInfoSchema),
+  }),
+  durationEstimate: route({
+    ...ok,
+    method: 'GET',
+    path: '/api/duration-estimate',
+    tag: 'runs',
+    summary:
+      'How long a run of a preset takes a token: measured on the online workers, else by the last finished runs, else a fixed figure',
+    query: durationEstimateQuerySchema,
+    response: durationEstimateSchema,
   }),
   baseModels: route({
     ...ok,

@@ -1,3 +1,4 @@
+import { engineSchema } from './engine.js';
 import { z } from './zod.js';
 
 /**
@@ -25,6 +26,8 @@ export const runProgressSchema = z.object({
   stepSeconds: z.number().nullable(),
   /** Seconds of the last validation (null before the first). */
   validationSeconds: z.number().nullable(),
+  /** The worker's engine (ENGINES); the ETA says "slow engine" for `tfjs`. Absent in progress stored before it was reported. */
+  engine: engineSchema.optional(),
 });
 export type RunProgress = z.infer<typeof runProgressSchema>;
 

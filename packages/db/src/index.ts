@@ -25,3 +25,4 @@ export * from './heartbeat.js';
 export * from './settings.js';
 export * from './queries/retention.js';
 export * from './queries/tokens.js';
+export * from './queries/step-times.js';

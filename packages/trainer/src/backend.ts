@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs';
+import type { Engine } from '@starpo/contracts';
 import { installBlasMatMul, type MatmulEngine } from './model/blas-kernel.js';
 import { installSharedIdentity } from './model/wasm-identity.js';
 import { installHeapKernels } from './model/wasm-heap-kernels.js';
@@ -15,6 +16,8 @@ export interface BackendInfo {
   /** Human-readable device, e.g. "CUDA GPU", "NVIDIA H200 (Vulkan)", "wasm SIMD". */
   device: string;
   gpu: boolean;
+  /** Whose kernels do the heavy products: `tfjs` on a CPU backend is the slow engine (no OpenBLAS addon). */
+  engine: Engine;
 }
 
 const require = createRequire(import.meta.url);
@@ -37,8 +40,8 @@ function hasNativeBinding(pkg: string): boolean {
   return false;
 }
 
-/** A backend that works, or why it was passed over (one short phrase, for the start-up line). */
-type Tried = BackendInfo | string;
+/** A backend that works (its engine is settled once it is chosen), or why it was passed over (one short phrase, for the start-up line). */
+type Tried = Omit<BackendInfo, 'engine'> | string;
 
 async function tryTensorflow(): Promise<Tried> {
   for (const pkg of ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node']) {
@@ -139,7 +142,7 @@ function reserveWasmHeap(mb: number): void {
   if (ptr) heap._free(ptr);
 }
 
-async function useCpu(): Promise<BackendInfo> {
+async function useCpu(): Promise<Tried> {
   await tf.setBackend('cpu');
   return { name: 'cpu', device: 'pure JS', gpu: false };
 }
@@ -169,8 +172,9 @@ export async function initBackend(choice: BackendChoice = 'auto', log: (msg: str
       continue;
     }
     await tf.ready();
-    if (info.name === 'wasm' || info.name === 'cpu') info.device += matmulEngineNote(info.name, log);
-    current = info;
+    const engine: Engine = info.name === 'wasm' || info.name === 'cpu' ? cpuEngine(info.name, log) : 'native';
+    if (engine !== 'native') info.device += engine === 'openblas' ? ', OpenBLAS matMul' : ', tfjs matMul';
+    current = { ...info, engine };
     // one line: what was chosen and why the faster ones were passed over
     const why =
       wanted === 'auto'
@@ -179,7 +183,7 @@ export async function initBackend(choice: BackendChoice = 'auto', log: (msg: str
           : '; the first choice'
         : '; as asked (STARPO_BACKEND or the run config)';
     log(`tensor backend: ${info.name} (${info.device})${why}`);
-    return info;
+    return current;
   }
   throw new Error(`tensor backend "${wanted}" is not available on this machine: ${passed.join('; ')}`);
 }
@@ -188,18 +192,18 @@ export async function initBackend(choice: BackendChoice = 'auto', log: (msg: str
  * STARPO_MATMUL=tfjs keeps the backend's own kernels throughout; otherwise (default `blas`) the cpu and
  * wasm backends run matMul and attention on OpenBLAS when the optional addon is built, and wasm's
  * Identity shares memory instead of copying, and its Slice and GatherV2 copy within the heap. Returns
- * the note for the device line.
+ * which kernels ended up doing the products.
  */
-function matmulEngineNote(name: 'wasm' | 'cpu', log: (msg: string) => void): string {
+function cpuEngine(name: 'wasm' | 'cpu', log: (msg: string) => void): Engine {
   const wanted: MatmulEngine = trainerSettings().STARPO_MATMUL;
-  if (wanted === 'tfjs') return ', tfjs matMul';
+  if (wanted === 'tfjs') return 'tfjs';
   if (name === 'wasm') {
     installSharedIdentity();
     installHeapKernels();
   }
   const r = installBlasMatMul(name);
-  if (!r.ok) log(`matMul stays on tfjs: ${r.why}`);
-  return r.ok ? ', OpenBLAS matMul' : ', tfjs matMul';
+  if (!r.ok) log(`matMul stays on tfjs (the slow engine): ${r.why}`);
+  return r.ok ? 'openblas' : 'tfjs';
 }
 
 export function backendInfo(): BackendInfo | null {

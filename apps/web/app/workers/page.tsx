@@ -1,5 +1,5 @@
 'use client';
-import type { WorkerInfo } from '@starpo/contracts';
+import { ENGINE_LABELS, FAST_ENGINE_FIX, type WorkerInfo } from '@starpo/contracts';
 import { when } from '../../components/format';
 import { useWorkers } from '../../lib/queries';
 import { useTitle } from '../../lib/title';
@@ -26,6 +26,7 @@ export default function WorkersPage() {
               <th>Online</th>
               <th>Status</th>
               <th>Backend</th>
+              <th>Engine</th>
               <th>Device</th>
               <th>Current run</th>
               <th>Last heartbeat</th>
@@ -40,6 +41,16 @@ export default function WorkersPage() {
                 <td className={online(w) ? 'ok' : 'bad'}>{online(w) ? 'online' : 'offline'}</td>
                 <td>{w.status}</td>
                 <td>{w.backend}</td>
+                <td data-testid="worker-engine">
+                  {w.slowEngine ? (
+                    <>
+                      <span className="badge warn" title={`training steps run several times slower; fix: ${FAST_ENGINE_FIX}`}>
+                        slow engine
+                      </span>{' '}
+                    </>
+                  ) : null}
+                  {ENGINE_LABELS[w.engine]}
+                </td>
                 <td>
                   {w.device}
                   {w.hasGpu ? ' · GPU' : ''}
@@ -53,6 +64,12 @@ export default function WorkersPage() {
           </tbody>
         </table>
       )}
+      {data.some((w) => w.slowEngine && online(w)) ? (
+        <p className="warn-text" data-testid="slow-engine-hint">
+          A worker marked <b>slow engine</b> trains on tfjs's own kernels: its OpenBLAS addon is not built (no <code>libopenblas-dev</code>{' '}
+          when it was built), and a training step takes several times longer. Fix: {FAST_ENGINE_FIX}.
+        </p>
+      ) : null}
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import type { RunPhase, RunProgress } from '@starpo/contracts';
+import { backendInfo } from '../backend.js';
 import type { TrainSink } from './sink.js';
 
 /** Progress updates closer together than this are coalesced (the last one always goes out). */
@@ -41,6 +42,7 @@ export class RunActivity {
       stepStartedAt: this.stepStartedAt,
       stepSeconds: this.stepTimes.length ? this.stepTimes.reduce((a, b) => a + b, 0) / this.stepTimes.length : null,
       validationSeconds: this.validationSeconds,
+      engine: backendInfo()?.engine,
     };
     this.send(true);
     this.log('info', `step ${step}: ${phase} started${total ? ` (${total} ${unit})` : ''}${detail ? `, ${detail}` : ''}`);

@@ -1,24 +1,15 @@
 'use client';
 import { zodResolver } from '@hookform/resolvers/zod';
-import {
-  buildRunConfig,
-  PRESET_NAMES,
-  PRESETS,
-  SCRATCH_BASE,
-  SCRATCH_HINT,
-  shippedBase,
-  type RunConfig,
-  type RunConfigOverrides,
-} from '@starpo/contracts';
+import { buildRunConfig, PRESET_NAMES, PRESETS, SCRATCH_BASE, SCRATCH_HINT, shippedBase, type RunConfigOverrides } from '@starpo/contracts';
 import { createEnv, type EnvSnapshot } from '@starpo/envs';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { Board } from '../../../components/Board';
+import { DurationEstimate } from '../../../components/DurationEstimate';
 import { Field } from '../../../components/Field';
 import type { ApiError } from '../../../lib/api';
 import { readableError, withoutEnvSection } from '../../../lib/clone';
-import { estimateRunSeconds } from '../../../lib/estimate';
 import { flatErrors, humanError, serverErrors } from '../../../lib/form-errors';
 import {
   cloneValues,
@@ -248,7 +239,7 @@ function NewRunForm() {
               {shownMessage}
             </p>
           ) : null}
-          {built.config && !invalid ? <DurationEstimate config={built.config} /> : null}
+          {built.config && !invalid ? <DurationEstimate config={built.config} preset={values.preset} /> : null}
           <div className="toolbar">
             <button type="submit" className="primary" disabled={!!blocked} aria-describedby={blocked ? 'launch-blocked' : undefined}>
               Launch
@@ -276,25 +267,6 @@ function NewRunForm() {
       </div>
     </form>
   );
-}
-
-/** How long the run may take, before Launch: a 100,000-step run says days, not nothing. */
-function DurationEstimate({ config }: { config: RunConfig }) {
-  const s = estimateRunSeconds(config);
-  const long = s > 24 * 3600;
-  return (
-    <p className={long ? 'warn-text' : 'muted'} data-testid="duration-estimate">
-      Estimated duration: about {roughDuration(s)} on two CPU cores ({config.training.steps} steps)
-      {long ? '. Check the step count before launching.' : '.'}
-    </p>
-  );
-}
-
-function roughDuration(s: number): string {
-  if (s < 90) return `${Math.max(1, Math.round(s / 60))} min`;
-  if (s < 2 * 3600) return `${Math.round(s / 60)} min`;
-  if (s < 48 * 3600) return `${Math.round(s / 3600)} hours`;
-  return `${Math.round(s / 86400)} days`;
 }
 
 /** One line on what the chosen base means for the run. */
