@@ -25,7 +25,7 @@ describe('API basics', () => {
 
   it('GET /api/envs lists the environments with JSON Schemas', async () => {
     const res = await request(app.getHttpServer()).get('/api/envs').expect(200);
-    expect(res.body.map((e: { name: string }) => e.name)).toEqual(['sokoban', 'frozenlake', 'bandit']);
+    expect(res.body.map((e: { name: string }) => e.name)).toEqual(['sokoban', 'frozenlake', 'bandit', 'countdown']);
     expect(res.body[0].configSchema.properties.numBoxes).toMatchObject({ type: 'integer', default: 1 });
   });
 

@@ -21,7 +21,8 @@ const LAKE: Record<string, { sprite: Sprite; label: string }> = {
 };
 
 /**
- * Draws a Sokoban or FrozenLake board from a stored state snapshot, with a legend of its symbols.
+ * Draws a Sokoban or FrozenLake board from a stored state snapshot, with a legend of its symbols
+ * (a protocol environment's turn as its text and legend).
  * `compact` draws small tiles without the text and legend (small multiples in the group view).
  */
 export function Board({ snapshot, testId, compact = false }: { snapshot: EnvSnapshot; testId?: string; compact?: boolean }) {
@@ -33,6 +34,15 @@ export function Board({ snapshot, testId, compact = false }: { snapshot: EnvSnap
             {a.name} ({a.risk} risk){snapshot.chosen === a.name ? ` ← chosen, reward ${snapshot.reward}` : ''}
           </div>
         ))}
+      </div>
+    );
+  }
+  if (snapshot.env === 'text') {
+    // an environment served through the protocol: its own drawing, with its legend
+    return (
+      <div className="panel" data-testid={testId}>
+        <pre>{snapshot.text}</pre>
+        {!compact && snapshot.legend ? <div className="muted">{snapshot.legend}</div> : null}
       </div>
     );
   }

@@ -2,6 +2,7 @@ import { latestCheckpointFiles } from '@starpo/db';
 import { runConfigSchema } from '@starpo/contracts';
 import { backendInfo, startPool, train, type TrainResult } from '@starpo/trainer';
 import { loadRunBase } from './base-model.js';
+import { commandUnderEnvRoots } from './env-command.js';
 import type { JobContext } from './job.js';
 
 /**
@@ -10,7 +11,7 @@ import type { JobContext } from './job.js';
  * (cancelled, or requeued by the sink for a shutdown).
  */
 export async function executeTraining({ db, run, sink, signal, log, worker, computeThreads }: JobContext): Promise<TrainResult> {
-  const config = runConfigSchema.parse(run.config);
+  let config = runConfigSchema.parse(run.config);
   const claimedAt = Date.now();
   await sink.progress({
     phase: 'loading',
@@ -25,6 +26,7 @@ export async function executeTraining({ db, run, sink, signal, log, worker, comp
     validationSeconds: null,
   });
   const ckpt = await latestCheckpointFiles(db, run.id);
+  config = commandUnderEnvRoots(config);
   const { bundle: base, sha } = await loadRunBase(db, run.teamId, config.model.base, config.training.seed);
   log(
     `run ${run.id} (${run.name}): ${config.env.name}, ${config.algorithm.advEstimator}, ${config.training.steps} steps${ckpt ? `, resuming from step ${ckpt.step}` : ''}`,

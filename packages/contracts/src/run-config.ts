@@ -2,14 +2,57 @@ import { z } from './zod.js';
 import { getEnvDefinition, listEnvs } from '@starpo/envs';
 import { starpoTinyRefusal } from './bases.js';
 
-/** Environment: name plus that environment's own config (validated by its registered schema). */
+/** Rollout limits of an environment served elsewhere when the run sets none: the schema's maxima, cut to its own by the trainer. */
+export const REMOTE_ROLLOUT_LIMITS = { maxTurns: 50, maxActionsPerTurn: 50, maxActionsPerTraj: 500 } as const;
+
+/**
+ * An environment served through the protocol (docs/environments.md): at a URL, or started by a command
+ * in a folder under the deployment's ENV_ROOTS. Only workers ever reach it.
+ */
+export const remoteEnvSchema = z
+  .object({
+    url: z
+      .url({ protocol: /^https?$/, hostname: z.regexes.hostname })
+      .max(2000)
+      .optional()
+      .describe('Address of a server speaking the protocol, e.g. http://127.0.0.1:8765'),
+    command: z
+      .array(z.string().min(1).max(1000))
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('Program and arguments that start a server; it must listen on the port in STARPO_ENV_PORT'),
+    cwd: z.string().min(1).max(1000).optional().describe('Absolute folder the command runs in: under ENV_ROOTS on a worker'),
+    timeoutMs: z.number().int().min(100).max(600_000).default(30_000).describe('Each call to the environment gives up after this long'),
+    retries: z.number().int().min(0).max(10).default(2).describe('Further tries of a call that is safe to repeat'),
+    onError: z
+      .enum(['fail-run', 'fail-episode'])
+      .default('fail-run')
+      .describe("fail-run: a failed call ends the run with the environment's error; fail-episode: the episode counts as failed"),
+    concurrency: z.number().int().min(1).max(256).default(16).describe('Calls in flight at once'),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    if ((r.url === undefined) === (r.command === undefined))
+      ctx.addIssue({ code: 'custom', path: ['url'], message: 'give either url or command (with cwd)' });
+    if (r.command && !(r.cwd && /^(\/|[A-Za-z]:[\\/])/.test(r.cwd)))
+      ctx.addIssue({ code: 'custom', path: ['cwd'], message: 'a command needs an absolute cwd' });
+  });
+export type RemoteEnvConfig = z.output<typeof remoteEnvSchema>;
+
+/**
+ * Environment: name plus that environment's own config (validated by its registered schema), or the
+ * name and config of an environment served through the protocol (`remote`), which validates its own.
+ */
 export const envSelectionSchema = z
   .object({
-    name: z.string().describe('Registered environment name, e.g. sokoban'),
+    name: z.string().min(1).max(40).describe('Registered environment name, e.g. sokoban'),
     config: z.record(z.string(), z.unknown()).default({}),
+    remote: remoteEnvSchema.optional(),
   })
   .strict()
   .superRefine((value, ctx) => {
+    if (value.remote) return;
     const def = listEnvs().find((d) => d.name === value.name);
     if (!def) {
       ctx.addIssue({
@@ -26,10 +69,11 @@ export const envSelectionSchema = z
       for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: ['config', ...issue.path] } as never);
     }
   })
-  .transform((value) => ({
-    name: value.name,
-    config: getEnvDefinition(value.name).configSchema.parse(value.config) as Record<string, unknown>,
-  }));
+  .transform((value) =>
+    value.remote
+      ? { name: value.name, config: value.config, remote: value.remote }
+      : { name: value.name, config: getEnvDefinition(value.name).configSchema.parse(value.config) as Record<string, unknown> },
+  );
 
 /** Seeds are stored as Postgres integers (seedBase + i), so a base keeps clear of the int range's edges. */
 const seedBase = z.number().int().min(-1_000_000_000).max(1_000_000_000);
@@ -262,7 +306,7 @@ const runConfigInput = z
 /** The full, validated configuration of a training run. Defaults follow the paper (RAGEN v0423). */
 export const runConfigSchema = runConfigInput
   .transform((c) => {
-    const limits = getEnvDefinition(c.env.name).rolloutDefaults;
+    const limits = c.env.remote ? REMOTE_ROLLOUT_LIMITS : getEnvDefinition(c.env.name).rolloutDefaults;
     return {
       ...c,
       rollout: {
@@ -290,7 +334,7 @@ export const runConfigSchema = runConfigInput
     }
     // A rollout resets envGroups seeds at once (validation: chunks of up to 64), one generation per seed.
     const resets = Math.max(c.rollout.envGroups, Math.min(c.rollout.validation.size, 64));
-    const generation = getEnvDefinition(c.env.name).rolloutGenerationIssue?.(c.env.config as never, resets);
+    const generation = c.env.remote ? null : getEnvDefinition(c.env.name).rolloutGenerationIssue?.(c.env.config as never, resets);
     if (generation) ctx.addIssue({ code: 'custom', path: ['env', 'config', ...generation.path], message: generation.message });
     if (['grpo', 'gigpo'].includes(c.algorithm.advEstimator) && c.rollout.groupSize < 2) {
       ctx.addIssue({

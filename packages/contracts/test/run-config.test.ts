@@ -221,7 +221,7 @@ describe('helpers', () => {
 
   it('describeEnvs gives JSON schemas with defaults', () => {
     const envs = describeEnvs();
-    expect(envs.map((e) => e.name)).toEqual(['sokoban', 'frozenlake', 'bandit']);
+    expect(envs.map((e) => e.name)).toEqual(['sokoban', 'frozenlake', 'bandit', 'countdown']);
     const sok = envs[0]!;
     expect(sok.configSchema).toMatchObject({ type: 'object', properties: { rows: { type: 'integer', default: 6 } } });
     expect(sok.defaults).toMatchObject({ numBoxes: 1 });

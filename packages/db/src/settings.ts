@@ -41,6 +41,9 @@ export const dbVars = {
   MODEL_ROOTS: envVar.text({
     description: `absolute folders (separated by "${path.delimiter}") that runs may load model folders from; none by default`,
   }),
+  ENV_ROOTS: envVar.text({
+    description: `absolute folders (separated by "${path.delimiter}") under which a run's env.remote.command may run; none by default`,
+  }),
 };
 
 const dbEnv = defineSettings(dbVars);
@@ -51,7 +54,18 @@ export interface DbSettings {
   idleInTransactionMs: number;
   /** MODEL_ROOTS as absolute, resolved paths (relative entries are ignored). */
   modelRoots: readonly string[];
+  /** ENV_ROOTS, the same way. */
+  envRoots: readonly string[];
 }
+
+/** A list of folders as absolute, resolved paths (relative entries are ignored). */
+const absoluteFolders = (list: string | undefined): readonly string[] =>
+  Object.freeze(
+    (list ?? '')
+      .split(path.delimiter)
+      .filter((r) => r !== '' && path.isAbsolute(r))
+      .map((r) => path.resolve(r)),
+  );
 
 /** This package's settings from `env`; throws a SettingsError naming each bad variable. */
 export function loadDbSettings(env: Record<string, string | undefined> = process.env): DbSettings {
@@ -60,12 +74,8 @@ export function loadDbSettings(env: Record<string, string | undefined> = process
     queryTimeoutMs: s.DB_QUERY_TIMEOUT_MS,
     connectTimeoutMs: s.DB_CONNECT_TIMEOUT_MS,
     idleInTransactionMs: s.DB_IDLE_TX_TIMEOUT_MS,
-    modelRoots: Object.freeze(
-      (s.MODEL_ROOTS ?? '')
-        .split(path.delimiter)
-        .filter((r) => r !== '' && path.isAbsolute(r))
-        .map((r) => path.resolve(r)),
-    ),
+    modelRoots: absoluteFolders(s.MODEL_ROOTS),
+    envRoots: absoluteFolders(s.ENV_ROOTS),
   });
 }
 

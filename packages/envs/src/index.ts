@@ -18,3 +18,8 @@ export * from './frozenlake/solver.js';
 export * from './bandit/env.js';
 export * from './diagnostics/index.js';
 export * from './stored-diagnosis.js';
+export * from './protocol/schema.js';
+export * from './protocol/episode.js';
+export * from './protocol/in-process.js';
+export * from './countdown/equation.js';
+export * from './countdown/server.js';

@@ -1,5 +1,6 @@
 import { z } from './zod.js';
 import { getEnvDefinition, listEnvs } from './registry.js';
+import { textSnapshotSchema } from './protocol/in-process.js';
 import type { EnvSnapshot, ObservationParse } from './types.js';
 
 /** Largest boards any text parser accepts (the environments' own limits are lower). */
@@ -58,8 +59,9 @@ export function snapshotFromObservation(env: string, text: string): ObservationP
 
 /** The snapshot when `value` is a well-formed state of `env` (safe to draw and diagnose), else null. */
 export function validSnapshot(env: string, value: unknown): EnvSnapshot | null {
-  if (!listEnvs().some((d) => d.name === env)) return null;
-  const r = getEnvDefinition(env).snapshotSchema.safeParse(value);
+  // an environment served elsewhere is not registered here: its turns are drawn as text
+  const schema = listEnvs().some((d) => d.name === env) ? getEnvDefinition(env).snapshotSchema : textSnapshotSchema;
+  const r = schema.safeParse(value);
   return r.success ? (r.data as EnvSnapshot) : null;
 }
 

@@ -20,6 +20,8 @@ export interface ParsedReply {
 export interface ParseOptions {
   /** Canonical action names; matched case-insensitively. */
   actions: readonly string[];
+  /** Every parsed action is valid as written (an environment whose actions are free text). */
+  anyAction?: boolean;
   maxActionsPerTurn: number;
   /** Expect a `<think>` block (default true); false parses `<answer>` alone. */
   enableThink?: boolean;
@@ -59,7 +61,7 @@ export function parseReply(text: string, opts: ParseOptions): ParsedReply {
   const validActions: string[] = [];
   const invalidActions: string[] = [];
   for (const a of parsedActions) {
-    const canonicalName = lookup.get(a.toLowerCase());
+    const canonicalName = opts.anyAction ? a : lookup.get(a.toLowerCase());
     if (canonicalName) validActions.push(canonicalName);
     else invalidActions.push(a);
   }

@@ -3,7 +3,8 @@ import type { Env, EnvSnapshot, ObservationParse } from './types.js';
 
 /** Everything the rest of the system needs to know about one environment. */
 export interface EnvDefinition<S extends z.ZodObject = z.ZodObject, Snap extends EnvSnapshot = EnvSnapshot> {
-  name: Snap['env'];
+  /** The snapshots' `env`, or any name for a protocol environment (whose snapshots are `text`). */
+  name: string;
   title: string;
   description: string;
   /** Symbol legend for the prompt, or null when the observation is plain text. */
@@ -49,5 +50,6 @@ export function createEnv(name: string, config: Record<string, unknown> = {}): E
 }
 
 export function renderSnapshot(snapshot: EnvSnapshot): string {
+  if (snapshot.env === 'text') return snapshot.text;
   return getEnvDefinition(snapshot.env).renderSnapshot(snapshot as never);
 }

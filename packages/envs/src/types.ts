@@ -42,8 +42,22 @@ export interface BanditSnapshot {
   success: boolean;
 }
 
+/** A turn of an environment spoken to through the protocol (docs/environments.md): drawn as its text. */
+export interface TextSnapshot {
+  env: 'text';
+  /** The environment's name. */
+  name: string;
+  text: string;
+  /** What the text's symbols mean, or null for plain text. */
+  legend: string | null;
+  /** Whatever else the environment keeps, stored as it sent it. */
+  state: Record<string, unknown> | null;
+  done: boolean;
+  success: boolean;
+}
+
 /** JSON-serialisable state from which any turn can be redrawn without re-simulating. */
-export type EnvSnapshot = SokobanSnapshot | FrozenLakeSnapshot | BanditSnapshot;
+export type EnvSnapshot = SokobanSnapshot | FrozenLakeSnapshot | BanditSnapshot | TextSnapshot;
 
 /** The one interface every environment implements. */
 export interface Env<S extends EnvSnapshot = EnvSnapshot> {
@@ -57,8 +71,10 @@ export interface Env<S extends EnvSnapshot = EnvSnapshot> {
   reset(seed: number, stream?: number): string;
   /** Apply one primitive action by name (case-insensitive). Unknown names change nothing. */
   step(action: string): StepResult;
-  /** Canonical action names, in the environment's id order. */
+  /** Canonical action names, in the environment's id order (empty when `actionFormat` is set). */
   readonly actions: readonly string[];
+  /** Set when any text is an action (Countdown's equation): how to write one. */
+  readonly actionFormat?: string;
   /** Task description, symbol legend and action list for the system prompt. */
   instructions(): string;
   /** Text observation of the current state. */

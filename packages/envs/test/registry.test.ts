@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createEnv, getEnvDefinition, listEnvs, registerEnv } from '../src/index.js';
+import { BUILTIN_ENV_NAMES, createEnv, getEnvDefinition, listEnvs, registerEnv } from '../src/index.js';
 
 describe('registry', () => {
   it('lists the built-in environments with config schemas whose defaults parse', () => {
-    expect(listEnvs().map((e) => e.name)).toEqual(['sokoban', 'frozenlake', 'bandit']);
+    expect(listEnvs().map((e) => e.name)).toEqual(['sokoban', 'frozenlake', 'bandit', 'countdown']);
+    expect(listEnvs().map((e) => e.name)).toEqual([...BUILTIN_ENV_NAMES]);
     expect(getEnvDefinition('sokoban').configSchema.parse({})).toMatchObject({
       rows: 6,
       cols: 6,

@@ -37,7 +37,7 @@ describe('starpo env', () => {
 
   it('list shows every environment', async () => {
     const lines = await run(['env', 'list']);
-    expect(lines.filter((l) => !l.startsWith(' ')).map((l) => l.split(' ')[0])).toEqual(['sokoban', 'frozenlake', 'bandit']);
+    expect(lines.filter((l) => !l.startsWith(' ')).map((l) => l.split(' ')[0])).toEqual(['sokoban', 'frozenlake', 'bandit', 'countdown']);
   });
 
   it('the built binary runs', () => {

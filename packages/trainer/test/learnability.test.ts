@@ -224,3 +224,21 @@ const SOKOBAN_CASES: (Case & { family: Estimator })[] = [
 ];
 
 describeCases('learnability: one Sokoban push from a random-move base', 'Sokoban', 'room solved', SOKOBAN_CASES);
+
+/**
+ * Countdown on one fixed easy instance (2 and 3, target 6): only a product reaches it, so a base pretrained on
+ * random equations over the two numbers (about a third right on validation) has to learn to multiply. One turn,
+ * one action, 16 steps, RAGEN's reward (1 for a correct equation, 0.1 for a wrong but well-formed one).
+ */
+const sum = recipe({
+  env: { name: 'countdown', config: { instance: { numbers: [2, 3], target: 6 } } },
+  base: path.join(BASES, 'countdown-random'),
+  steps: 16,
+});
+
+const COUNTDOWN_CASES: Case[] = [
+  { name: 'quick-cpu (turn_return)', preset: 'quick-cpu', overrides: sum({}), ...PASS },
+  { name: 'Dr.GRPO', overrides: sum({ advEstimator: 'grpo', grpoNormByStd: false }), ...PASS },
+];
+
+describeCases('learnability: Countdown on one easy instance from a random-equation base', 'Countdown', 'target reached', COUNTDOWN_CASES);

@@ -8,7 +8,8 @@ import type { EnvSnapshot } from '../types.js';
 import { Rewrite } from './required-text.js';
 
 /** The environments a think text can be about: every kind of stored snapshot. */
-export type EnvKind = EnvSnapshot['env'];
+/** The environments the reasoning checks know (a protocol environment's text has no checker). */
+export type EnvKind = Exclude<EnvSnapshot['env'], 'text'>;
 
 /** How a think text writes coordinates: its own declaration, else the environment's (row, col) from 0. */
 export interface Convention {

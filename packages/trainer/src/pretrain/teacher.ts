@@ -1,5 +1,8 @@
 import {
   FrozenLakeEnv,
+  readEquation,
+  solveCountdown,
+  type TextSnapshot,
   describeOffset,
   lakePlan,
   solveSokoban,
@@ -55,6 +58,24 @@ function banditThink(s: BanditSnapshot, choice: string): string {
   return `${high} sounds bold and risky, it may pay a lot. ${low} sounds safe but small. I choose ${choice}.`;
 }
 
+/** An equation over all the numbers in a random order with random operators (no parentheses). */
+function randomEquation(numbers: readonly number[], rng: Rng): string {
+  return rng
+    .shuffle(numbers)
+    .map((n, i) => (i === 0 ? String(n) : `${rng.choice(['+', '-', '*', '/'])} ${n}`))
+    .join(' ');
+}
+
+/** Countdown: the solver's equation (or, at the random share, any equation over the numbers) and its value. */
+function countdownReply(s: TextSnapshot, randomShare: number, rng: Rng): { think: string; actions: string[] } {
+  const { numbers, target } = s.state as { numbers: number[]; target: number };
+  const solved = solveCountdown(numbers, target);
+  const equation = solved && rng.float() >= randomShare ? solved : randomEquation(numbers, rng);
+  const value = readEquation(equation)!.value;
+  const shown = Number.isInteger(value) ? String(value) : value.toFixed(2);
+  return { think: `Numbers ${numbers.join(', ')}. Target ${target}. ${equation} = ${shown}.`, actions: [equation] };
+}
+
 /**
  * A scripted expert that writes replies in the exact rollout format. It acts with the solver
  * (a share of actions replaced at random) and its think text states grounded facts about the
@@ -88,6 +109,9 @@ export class TeacherResponder implements Responder {
       const plan = lakePlan(snap, successRate, r.actionsLeft, Math.min(cap, 2)) ?? [rng.choice(r.env.actions)];
       actions = this.noisy(plan, r.env.actions, rng);
       think = lakeThink(snap, actions);
+    } else if (snap.env === 'text') {
+      if (snap.name !== 'countdown') throw new Error(`no scripted teacher for the environment "${snap.name}"`);
+      ({ think, actions } = countdownReply(snap, this.opts.randomActionShare, rng));
     } else {
       const high = snap.arms.find((a) => a.risk === 'high')!.name;
       actions = [rng.float() < this.opts.randomActionShare ? rng.choice(r.env.actions) : high];

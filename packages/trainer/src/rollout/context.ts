@@ -1,4 +1,4 @@
-import type { Env, EnvDefinition } from '@starpo/envs';
+import type { EpisodeEnv } from '../envs/source.js';
 import type { ChatMessage, TextTokenizer } from '../tokenizer/types.js';
 
 export interface PromptSettings {
@@ -15,10 +15,10 @@ export const FORMAT_THINK = '<think> [Your thoughts] </think> <answer> [your ans
 export const FORMAT_ANSWER = '<answer> [your answer] </answer>';
 
 /** RAGEN's system prompt: assistant preamble, instructions, symbol legend and action list (HEAD layout). */
-export function systemPrompt(def: EnvDefinition, env: Env, s: PromptSettings): string {
+export function systemPrompt(def: { legend: string | null }, env: EpisodeEnv, s: PromptSettings): string {
   let text = "You're a helpful assistant. " + env.instructions();
   if (def.legend) text += `\nThe meaning of each symbol in the state is:\n${def.legend}`;
-  text += `\nYour available actions are:\n${env.actions.join(', ')}`;
+  text += env.actionFormat ? `\nYour action is ${env.actionFormat}` : `\nYour available actions are:\n${env.actions.join(', ')}`;
   text += `\nYou can make up to ${s.maxActionsPerTraj} actions, separated by the action separator " ${s.actionSeparator} "\n`;
   return text;
 }

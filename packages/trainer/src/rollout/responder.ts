@@ -1,11 +1,12 @@
-import type { Env, Rng } from '@starpo/envs';
+import type { Rng } from '@starpo/envs';
+import type { EpisodeEnv } from '../envs/source.js';
 import type { Qwen2Model } from '../model/qwen2.js';
 import { disposePrefix, generateCached, type Continuation, type PrefixCache } from '../policy/generate.js';
 import type { TextTokenizer } from '../tokenizer/types.js';
 
 export interface ReplyRequest {
   promptIds: number[];
-  env: Env;
+  env: EpisodeEnv;
   turn: number;
   actionsLeft: number;
 }

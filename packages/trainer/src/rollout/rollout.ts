@@ -1,4 +1,5 @@
-import { getEnvDefinition, parseReply, type Env, type Rng } from '@starpo/envs';
+import { parseReply, type Rng } from '@starpo/envs';
+import { openEnvSource, type EnvSource, type EpisodeEnv, type RemoteEnvCall } from '../envs/source.js';
 import type { TextTokenizer } from '../tokenizer/types.js';
 import { buildMessages, promptIds, systemPrompt, type DialogueTurn, type PromptSettings } from './context.js';
 import { trainingTokens } from './segments.js';
@@ -21,10 +22,12 @@ export interface RolloutRequest {
   groupSize: number;
   split: SplitName;
   settings: RolloutSettings;
+  /** The environment is served over HTTP at this address (run config `env.remote`). */
+  remote?: RemoteEnvCall;
 }
 
 interface Slot {
-  env: Env;
+  env: EpisodeEnv;
   group: number;
   indexInGroup: number;
   seed: number;
@@ -36,6 +39,8 @@ interface Slot {
   actionsLeft: number;
   done: boolean;
   warning: string;
+  /** Why the environment failed this episode (onError fail-episode). */
+  envError?: string;
 }
 
 const NO_VALID_ACTION = 'No valid action provided previously. Environment state remains the same. Please try again.\n';
@@ -53,21 +58,18 @@ export async function rollout(
   rng: Rng,
   onTurn?: (turn: number, active: number) => void,
 ): Promise<Trajectory[]> {
-  const def = getEnvDefinition(req.env);
-  const s = req.settings;
+  const source = await openEnvSource(req.env, req.envConfig, req.remote);
+  const s = capped(req.settings, source.limits);
   const prefill = s.enableThink ? '<think>' : '<answer>';
   const slots: Slot[] = [];
   req.seeds.forEach((seed, group) => {
     for (let i = 0; i < req.groupSize; i++) {
-      const env = def.create(req.envConfig);
-      // the group shares the start (seed), each member draws its own chance events (stream i)
-      env.reset(seed, i);
       slots.push({
-        env,
+        env: source.create(),
         group,
         indexInGroup: i,
         seed,
-        system: systemPrompt(def, env, s),
+        system: '',
         turns: [],
         dialogue: [],
         prompts: [],
@@ -77,6 +79,10 @@ export async function rollout(
       });
     }
   });
+  // the group shares the start (seed), each member draws its own chance events (stream i); a reset that
+  // still fails after its retries fails the rollout, whatever onError says: there is no episode to count
+  await source.all(slots.map((x) => () => x.env.reset(x.seed, x.indexInGroup)));
+  for (const x of slots) x.system = systemPrompt(source, x.env, s);
 
   try {
     for (let turn = 1; turn <= s.maxTurns; turn++) {
@@ -88,71 +94,95 @@ export async function rollout(
         active.map((x, i) => ({ promptIds: prompts[i]!, env: x.env, turn, actionsLeft: x.actionsLeft })),
         rng,
       );
-      active.forEach((x, i) => {
-        const reply = replies[i]!;
-        const observation = x.env.render();
-        const snapshot = x.env.snapshot();
-        const rawReply = prefill + reply.text;
-        const parsed = parseReply(rawReply, {
-          actions: x.env.actions,
-          maxActionsPerTurn: s.maxActionsPerTurn,
-          enableThink: s.enableThink,
-          actionSeparator: s.actionSeparator,
-        });
-        const executed: string[] = [];
-        const actionRewards: number[] = [];
-        let envReward = 0;
-        let effective = 0;
-        let done = false;
-        for (const action of parsed.validActions) {
-          if (executed.length >= x.actionsLeft) break;
-          const r = x.env.step(action);
-          executed.push(action);
-          actionRewards.push(r.reward);
-          envReward += r.reward;
-          if (r.actionEffective) effective++;
-          if (r.done) {
-            done = true;
-            break;
+      await source.all(
+        active.map((x, i) => async () => {
+          const reply = replies[i]!;
+          const observation = x.env.render();
+          const snapshot = x.env.snapshot();
+          const rawReply = prefill + reply.text;
+          const parsed = parseReply(rawReply, {
+            actions: x.env.actions,
+            anyAction: x.env.actionFormat !== undefined,
+            maxActionsPerTurn: s.maxActionsPerTurn,
+            enableThink: s.enableThink,
+            actionSeparator: s.actionSeparator,
+          });
+          const executed: string[] = [];
+          const actionRewards: number[] = [];
+          let envReward = 0;
+          let effective = 0;
+          let done = false;
+          for (const action of parsed.validActions) {
+            if (executed.length >= x.actionsLeft) break;
+            let r;
+            try {
+              r = await x.env.step(action);
+            } catch (e) {
+              if (!source.failEpisode) throw e;
+              // the episode ends here, a failure; the run goes on
+              x.envError = e instanceof Error ? e.message : String(e);
+              done = true;
+              break;
+            }
+            executed.push(action);
+            actionRewards.push(r.reward);
+            envReward += r.reward;
+            if (r.actionEffective) effective++;
+            if (r.done) {
+              done = true;
+              break;
+            }
           }
-        }
-        const penalty = parsed.penalized ? s.formatPenalty : 0;
-        const mean = (xs?: number[]) => (xs && xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-        x.turns.push({
-          index: turn - 1,
-          observation,
-          snapshot,
-          rawReply,
-          parsed,
-          executed,
-          effectiveCount: effective,
-          envReward,
-          actionRewards,
-          penalty,
-          done,
-          promptTokens: prompts[i]!.length,
-          responseTokens: reply.tokenCount,
-          meanLogProb: mean(reply.logProbs),
-          meanEntropy: mean(reply.entropies),
-        });
-        x.prompts.push(prompts[i]!);
-        x.dialogue.push({
-          observation,
-          actionsLeft: x.actionsLeft,
-          reply: parsed.formatOk ? parsed.canonical : rawReply,
-          reward: envReward + penalty,
-          warning: x.warning,
-        });
-        x.actionsLeft -= executed.length;
-        x.warning = parsed.validActions.length === 0 ? NO_VALID_ACTION : '';
-        x.done = done || x.env.done || x.actionsLeft <= 0;
-      });
+          const penalty = parsed.penalized ? s.formatPenalty : 0;
+          const mean = (xs?: number[]) => (xs && xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+          x.turns.push({
+            index: turn - 1,
+            observation,
+            snapshot,
+            rawReply,
+            parsed,
+            executed,
+            effectiveCount: effective,
+            envReward,
+            actionRewards,
+            penalty,
+            done,
+            promptTokens: prompts[i]!.length,
+            responseTokens: reply.tokenCount,
+            meanLogProb: mean(reply.logProbs),
+            meanEntropy: mean(reply.entropies),
+          });
+          x.prompts.push(prompts[i]!);
+          x.dialogue.push({
+            observation,
+            actionsLeft: x.actionsLeft,
+            reply: parsed.formatOk ? parsed.canonical : rawReply,
+            reward: envReward + penalty,
+            warning: x.warning,
+          });
+          x.actionsLeft -= executed.length;
+          x.warning = parsed.validActions.length === 0 ? NO_VALID_ACTION : '';
+          x.done = done || x.env.done || x.actionsLeft <= 0;
+        }),
+      );
     }
   } finally {
     responder.end?.();
+    for (const x of slots) x.env.close?.();
   }
 
   return slots.map((x) => finish(x, req, tokenizer, prefill));
+}
+
+/** The run's rollout limits within the environment's own. */
+function capped(s: RolloutSettings, limits: EnvSource['limits']): RolloutSettings {
+  if (!limits) return s;
+  return {
+    ...s,
+    maxTurns: Math.min(s.maxTurns, limits.maxTurns),
+    maxActionsPerTurn: Math.min(s.maxActionsPerTurn, limits.maxActionsPerTurn),
+    maxActionsPerTraj: Math.min(s.maxActionsPerTraj, limits.maxActionsPerTraj),
+  };
 }
 
 /** The next prompt's ids, dropping the oldest turns while it is longer than maxContextTokens. */
@@ -188,7 +218,8 @@ function finish(x: Slot, req: RolloutRequest, tokenizer: TextTokenizer, prefill:
     env: req.env,
     turns: x.turns,
     finalSnapshot: x.env.snapshot(),
-    success: x.env.success,
+    success: x.env.success && !x.envError,
+    ...(x.envError ? { envError: x.envError } : {}),
     envReward,
     penalty,
     totalReward,

@@ -37,6 +37,8 @@ export interface Trajectory {
   turns: RolloutTurn[];
   finalSnapshot: EnvSnapshot;
   success: boolean;
+  /** The environment failed during the episode (onError fail-episode): its error. The episode counts as failed. */
+  envError?: string;
   envReward: number;
   penalty: number;
   /** envReward + penalty: what the learner optimises. */

@@ -31,6 +31,8 @@ export function labelVisitedStates(
   const teacher = new TeacherResponder({ maxActionsPerTurn: settings.maxActionsPerTurn, randomActionShare: 0 });
   const prefill = settings.enableThink ? '<think>' : '<answer>';
   const world = createEnv(env.name, env.config);
+  // once, so an environment that learns its actions from reset (Countdown's free-text equation) knows them
+  world.reset(picked[0]?.[0].seed ?? 0);
   let agree = 0;
   const examples = picked.map(([t, k]) => {
     const turn = t.turns[k]!;
@@ -40,6 +42,7 @@ export function labelVisitedStates(
     const text = prefill + teacher.replyText({ env: world, actionsLeft }, rng);
     const parsed = parseReply(text, {
       actions: world.actions,
+      anyAction: world.actionFormat !== undefined,
       maxActionsPerTurn: settings.maxActionsPerTurn,
       enableThink: settings.enableThink,
       actionSeparator: settings.actionSeparator,

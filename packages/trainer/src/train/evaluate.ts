@@ -7,11 +7,14 @@ import type { TextTokenizer } from '../tokenizer/types.js';
 import { diagnoseBatch } from './diagnose.js';
 import { rolloutMetrics } from './metrics.js';
 import type { ComputePool } from '../parallel/pool.js';
+import type { RemoteEnvCall } from '../envs/source.js';
 import { throwIfStopped } from '../util/stop.js';
 
 export interface EvaluationRequest {
   env: string;
   envConfig: Record<string, unknown>;
+  /** The environment is served over HTTP (run config `env.remote`). */
+  remote?: RemoteEnvCall;
   settings: RolloutSettings;
   /** One episode per seed: seedBase, seedBase + 1, … */
   episodes: number;
@@ -49,6 +52,7 @@ export async function evaluatePolicy(
     const req = {
       env: r.env,
       envConfig: r.envConfig,
+      remote: r.remote,
       seeds: seeds.slice(i, i + 64),
       groupSize: 1,
       split: 'val' as const,

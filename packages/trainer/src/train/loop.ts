@@ -1,6 +1,7 @@
 import type { RunConfig } from '@starpo/contracts';
 import { REWARD_ONLY_CONFIG_KEYS } from '@starpo/envs';
 import { StopRequested } from '../util/stop.js';
+import { startEnvServer } from '../envs/command.js';
 import { TrainRun, type StopPoint, type TrainOptions, type TrainResult } from './run.js';
 
 export type { TrainOptions, TrainResult } from './run.js';
@@ -26,6 +27,18 @@ export function envConfigMismatch(meta: Record<string, unknown>, c: RunConfig): 
  * ends at the latest checkpoint instead. Either way a checkpoint holds whole steps only.
  */
 export async function train(o: TrainOptions): Promise<TrainResult> {
+  const remote = o.config.env.remote;
+  if (!remote?.command) return trainOn(o);
+  // an environment started by a command lives as long as the run (a worker has checked its cwd against ENV_ROOTS)
+  const server = await startEnvServer(remote.command, remote.cwd!, remote.timeoutMs);
+  try {
+    return await trainOn({ ...o, config: { ...o.config, env: { ...o.config.env, remote: { ...remote, url: server.url } } } });
+  } finally {
+    server.stop();
+  }
+}
+
+async function trainOn(o: TrainOptions): Promise<TrainResult> {
   const run = new TrainRun(o);
   let at: StopPoint | null = null;
   const mark = (step: number, validating: boolean) => (at = run.stopPoint(step, validating));

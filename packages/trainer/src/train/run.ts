@@ -12,6 +12,7 @@ import { PolicyResponder } from '../rollout/responder.js';
 import { rollout, type RolloutSettings } from '../rollout/rollout.js';
 import { rolloutSettings } from '../rollout/settings.js';
 import type { Trajectory } from '../rollout/types.js';
+import { remoteCall, type RemoteEnvCall } from '../envs/source.js';
 import { StopRequested, stopReason, throwIfStopped } from '../util/stop.js';
 import { RunActivity } from './activity.js';
 import { computeAdvantages } from './advantage-step.js';
@@ -111,6 +112,8 @@ export class TrainRun {
   private readonly pool: ComputePool | null;
   /** The action names turnCredit=action looks for in the replies. */
   private readonly envActions: readonly string[] | null;
+  /** How the rollout reaches an environment served over HTTP. */
+  private readonly remote: RemoteEnvCall | undefined;
   private readonly schedule: RunConfig['ppo']['lrSchedule'] & { horizon: number };
   private readonly stopper: EarlyStopper;
   private readonly watch: LearningWatch;
@@ -122,7 +125,9 @@ export class TrainRun {
     this.total = c.training.steps;
     this.settings = rolloutSettings(c);
     this.pool = o.pool ?? null;
-    this.envActions = c.algorithm.turnCredit === 'action' ? createEnv(c.env.name, c.env.config).actions : null;
+    // an environment served elsewhere names its actions only at reset: its turns get the plain turn credit
+    this.envActions = c.algorithm.turnCredit === 'action' && !c.env.remote ? createEnv(c.env.name, c.env.config).actions : null;
+    this.remote = remoteCall(c.env.remote);
     this.schedule = { ...c.ppo.lrSchedule, horizon: c.ppo.lrSchedule.horizonSteps ?? this.total };
     const critic = needsCritic(c) ? policy.clone({ valueHead: true }) : null;
     const ref = c.ppo.kl.coef > 0 ? policy.clone({ trainable: false }) : null;
@@ -253,6 +258,7 @@ export class TrainRun {
     const { trajectories: trajs, metrics: m } = await evaluatePolicy(this.learners.policy, o.base.tokenizer, {
       env: c.env.name,
       envConfig: c.env.config,
+      remote: this.remote,
       settings: this.settings,
       episodes: v.size,
       seedBase: v.seedBase,
@@ -296,6 +302,7 @@ export class TrainRun {
       const req = {
         env: c.env.name,
         envConfig: c.env.config,
+        remote: this.remote,
         seeds,
         groupSize: c.rollout.groupSize,
         split: 'train' as const,
