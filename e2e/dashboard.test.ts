@@ -268,9 +268,9 @@ describe.skipIf(!exe)('the dashboard in a real browser against the real stack', 
     await page.getByRole('tab', { name: 'diagnostics' }).click();
     await page.getByTestId('claim-example').first().click();
     await page.waitForURL(/\/trajectories\/.+\?turn=0/);
-    await expect.poll(() => page.getByTestId('contradicted-claim').first().textContent()).toBe('The box is below me, two steps down');
-    expect(await page.getByTestId('claim-truth').first().textContent()).toContain('box at (3, 2) is 1 up of the player at (4, 2)');
-    expect(await thinkText()).toBe('The box is below me, two steps down. I will go left.');
+    await expect.poll(() => page.getByTestId('contradicted-claim').first().textContent()).toBe('Box at (4, 2)');
+    expect(await page.getByTestId('claim-truth').first().textContent()).toMatch(/box .*\(3, 2\).*right on \d+% of \d+ held-out flags/);
+    expect(await thinkText()).toBe('Box at (4, 2). Plan: Left.');
     await page.screenshot({ path: path.join(SHOTS, 'replay-diagnostics.png'), fullPage: true });
     const list = (await api('GET', `/api/runs/${run.id}/trajectories?flag=think_answer_mismatch`)) as { items: { id: string }[] };
     await page.goto(`${sys.webUrl}/trajectories/${list.items[0]!.id}`);

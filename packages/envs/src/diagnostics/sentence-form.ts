@@ -1,15 +1,19 @@
-// How a sentence is written. A reading rule is right far more often on the fixed sentences the
-// pretraining teacher writes (which the bases imitate) than on free text, so its precision is
-// measured, and gated, per form. A garbled sentence is read by no rule at all.
+// How a sentence is written. A reading rule is right far more often on fixed sentences (those the
+// pretraining teacher writes, which the bases imitate, and plain statements of where a thing is) than
+// on free text, so its precision is measured, and gated, per form. A garbled sentence is read by no rule.
 
 export type SentenceForm = 'template' | 'free';
 
-const CELL = String.raw`\(\d+, \d+\)`;
+const CELL = String.raw`\(\d+, ?\d+\)`;
 const OFFSET = String.raw`(?:here|\d+ (?:up|down|left|right)(?: and \d+ (?:up|down|left|right))?)`;
 const MOVES = String.raw`(?:up|down|left|right|none)(?:, (?:up|down|left|right))*`;
 
-/** The teacher's sentences (packages/trainer/src/pretrain/teacher.ts), one pattern each. */
+/** A plain statement of where one thing is: "the box is at (2, 3)", "I'm at (1, 1)". */
+const PLAIN = `(?:the )?(?:player|box|target|goal|hole|i|i'm)(?: \\d+)?(?: is| am)? at ${CELL}`;
+
+/** The teacher's sentences (packages/trainer/src/pretrain/teacher.ts), and plain positions joined by "and" or commas. */
 const TEMPLATES = [
+  `${PLAIN}(?:(?:,| and|, and) ${PLAIN})*`,
   `player at ${CELL}`,
   `box(?: \\d+)? at ${CELL}(?:, on target)?`,
   `target at ${CELL}`,
