@@ -73,6 +73,9 @@ describe.skipIf(!exe)("a team's verdicts on the checker's flags, in a real brows
     await page.getByRole('tab', { name: 'diagnostics' }).click();
     await expect.poll(() => page.getByTestId('team-precision').textContent()).toMatch(/100%\s*\(1 of 1 flags right\)/);
     expect(await page.getByTestId('team-precision-rule').first().textContent()).toMatch(/rule coordinate 100%/);
+    // beside the team's own verdicts, each rule's precision on held-out text with its sample
+    expect(await page.getByTestId('heldout-flagging').textContent()).toMatch(/coordinate on fixed sentences \d+% of \d+/);
+    expect(await page.getByTestId('heldout-uncertain').textContent()).toMatch(/relation on free text \d+% of \d+/);
     expect(await seriousAxeViolations(page)).toEqual([]);
     expect((await exportedVerdicts()).find((l) => l.think === think)).toMatchObject({
       think,

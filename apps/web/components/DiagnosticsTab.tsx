@@ -5,6 +5,7 @@ import { useDiagnostics } from '../lib/queries';
 import { FLAG_MEANINGS, flagName } from './flags';
 import { RunCharts } from './RunCharts';
 import { StepRange } from './StepRange';
+import { HeldOutPrecision } from './HeldOutPrecision';
 import { TeamPrecision } from './TeamPrecision';
 
 const DIAG_KEYS = /\/diag\//;
@@ -62,6 +63,7 @@ export function DiagnosticsTab({
               </span>
             ))}
           </div>
+          <HeldOutPrecision />
           <TeamPrecision />
           {!data.contradicted.length ? (
             <div className="panel empty">No contradicted claims in this range.</div>

@@ -43,3 +43,24 @@ export function ruleTrust(rule: string | undefined, form: SentenceForm, table: P
     };
   return { trusted: true, precision: Number(precision.toFixed(3)), flags: m.flags };
 }
+
+export interface MeasuredRule {
+  rule: string;
+  form: SentenceForm;
+  flags: number;
+  right: number;
+  /** Its contradictions raise the flag (else they are shown as uncertain). */
+  flagging: boolean;
+}
+
+/** Every rule and form measured on held-out text, flagging ones first, most measured first: what the Diagnostics tab lists. */
+export function measuredRules(table: PrecisionTable = RULE_PRECISION): MeasuredRule[] {
+  return Object.entries(table)
+    .map(([key, m]) => {
+      const [rule, form] = key.split('@') as [string, SentenceForm];
+      return { rule, form, ...m, flagging: ruleTrust(rule, form, table).trusted };
+    })
+    .sort((a, b) => Number(b.flagging) - Number(a.flagging) || b.flags - a.flags);
+}
+
+export { RULE_PRECISION_DATA };
