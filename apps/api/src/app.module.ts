@@ -1,5 +1,5 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { DiagnosisPool } from './diagnosis/diagnosis-pool.service.js';
 import { EnvPreviewService } from './env-preview/preview.service.js';
@@ -21,6 +21,7 @@ import { MetricsController } from './metrics.controller.js';
 import { MetricsService } from './metrics.service.js';
 import { RunsController } from './runs.controller.js';
 import { RunsService } from './runs.service.js';
+import { SharedReads } from './shared-reads.js';
 import { SweeperService } from './sweeper.service.js';
 import { RequestGuard } from './security/request.guard.js';
 import { DB, PROBE, QUEUE, SETTINGS, type ApiSettings } from './di-tokens.js';
@@ -93,6 +94,7 @@ export class AppModule {
         AuthService,
         { provide: APP_GUARD, useClass: RequestGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_INTERCEPTOR, useClass: SharedReads },
         RunsService,
         MetricsService,
         TrajectoriesService,

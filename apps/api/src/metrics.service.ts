@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { ValidationError, type MetricsQuery, type RunMetricSeries } from '@starpo/contracts';
-import { bySeries, downsampledSeries, metricKeys, metricPoints, metricVersions, teamRunIds, type Db } from '@starpo/db';
+import { bySeries, downsampledSeries, metricKeys, metricPoints, metricVersions, teamMetricVersions, type Db } from '@starpo/db';
 import { LRUCache } from 'lru-cache';
 import type { Actor } from './auth/actor.js';
 import { DB } from './di-tokens.js';
+import { isUuid } from './validation.js';
 
 type Series = Awaited<ReturnType<typeof downsampledSeries>>;
 
@@ -46,8 +47,8 @@ export class MetricsService {
   /**
    * A metrics answer as `render` writes it (`shape` names the route and format), with its ETag.
    * The runs' metric versions are read first, so an answer is never older than its tag; when
-   * `ifNoneMatch` names the same tag nothing else is read or rendered (304). `runId`: a run the
-   * caller's team owns, checked already.
+   * `ifNoneMatch` names the same tag nothing else is read or rendered (304). `runId`: one run's
+   * route (404 unless the caller's team owns it), else the runs `q` names.
    */
   async answer(
     actor: Actor,
@@ -57,8 +58,12 @@ export class MetricsService {
     shape: string,
     render: (series: RunMetricSeries[]) => string,
   ): Promise<MetricsAnswer> {
-    const ids = runId ? [runId] : await this.teamRuns(actor, q);
-    const versions = await metricVersions(this.db, ids);
+    const asked = runId ? [runId] : (q.runs ?? []);
+    if (!asked.length) throw new ValidationError([{ path: 'runs', message: 'name at least one run id' }], 'query');
+    // one statement checks the team and reads the versions (an id that is no uuid is no run of it)
+    const versions = await teamMetricVersions(this.db, actor.teamId, asked.filter(isUuid));
+    const ids = [...versions.keys()];
+    if (runId && !ids.length) throw new NotFoundException(`run ${runId} not found`);
     const tag = createHash('sha1')
       .update(JSON.stringify([shape, q, ids.map((id) => [id, versions.get(id) ?? ''])]))
       .digest('base64url');
@@ -70,12 +75,6 @@ export class MetricsService {
       this.bodies.set(etag, body);
     }
     return { etag, body };
-  }
-
-  /** The runs `q` names that belong to the caller's team (400 when it names none). */
-  private async teamRuns(actor: Actor, q: SeriesQuery): Promise<string[]> {
-    if (!q.runs?.length) throw new ValidationError([{ path: 'runs', message: 'name at least one run id' }], 'query');
-    return teamRunIds(this.db, actor.teamId, q.runs);
   }
 
   /** Series of runs `ids` (checked to be the caller's). */

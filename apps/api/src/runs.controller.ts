@@ -8,6 +8,7 @@ import { IngestService } from './ingest.service.js';
 import { renderMetrics, sendMetrics } from './metrics-response.js';
 import { MetricsService } from './metrics.service.js';
 import { RunsService } from './runs.service.js';
+import { SharedRead } from './shared-reads.js';
 import { TrajectoriesService } from './trajectories.service.js';
 
 @Controller()
@@ -33,6 +34,7 @@ export class RunsController {
     return detail;
   }
 
+  @SharedRead()
   @Route(ROUTES.runs)
   list(@CurrentActor() a: Actor, @Valid('query') query: Parsed<typeof ROUTES.runs, 'query'>): Promise<Page<RunSummary>> {
     return this.runs.list(a, query);
@@ -94,7 +96,6 @@ export class RunsController {
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res({ passthrough: true }) res: Response,
   ): Promise<string> {
-    await this.runs.find(a, id);
     const answer = await this.metrics.answer(a, query, id, ifNoneMatch, `run ${query.format}`, (series) =>
       renderMetrics(series, query.format, false),
     );
@@ -107,6 +108,7 @@ export class RunsController {
     return this.metrics.keys(id);
   }
 
+  @SharedRead()
   @Route(ROUTES.trajectories)
   async listTrajectories(
     @CurrentActor() a: Actor,

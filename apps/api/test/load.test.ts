@@ -51,7 +51,8 @@ describe('a full pool is backpressure, not an outage', () => {
       .then((r) => r);
     await new Promise((r) => setTimeout(r, 200));
 
-    const busy = await t.http.get('/api/runs').set('Authorization', owner.auth);
+    // another page: it does not share the held one's answer (see SharedReads), so it waits for a connection
+    const busy = await t.http.get('/api/runs?limit=5').set('Authorization', owner.auth);
     expect(busy.status).toBe(503);
     expect(busy.headers['retry-after']).toBe('1');
     expect(busy.body).toEqual({ error: 'server_busy', message: expect.stringMatching(/busy/), details: [] });
@@ -104,6 +105,35 @@ describe('reads that many screens repeat', () => {
     expect(changed.headers.etag).not.toBe(etag);
     expect(changed.body[0].points).toHaveLength(21);
     await get(changed.headers.etag as string).expect(304);
+  });
+
+  it('identical lists asked while one is read share its answer, and a write is seen by the next list', async () => {
+    const list = () => t.http.get('/api/runs?limit=50').set('Authorization', owner.auth);
+    await list().expect(200);
+    // a lock from outside keeps the first list in flight while nine more arrive
+    const locker = new pg.Client({ connectionString: t.database.url });
+    await locker.connect();
+    try {
+      let answers: { status: number; body: { items: unknown[] } }[] = [];
+      const reads = await statements(/FROM "public"\."runs"/, async () => {
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE runs IN ACCESS EXCLUSIVE MODE');
+        const first = list().then((r) => r);
+        await new Promise((r) => setTimeout(r, 150));
+        const rest = Array.from({ length: 9 }, () => list().then((r) => r));
+        await new Promise((r) => setTimeout(r, 150));
+        await locker.query('COMMIT');
+        answers = await Promise.all([first, ...rest]);
+      });
+      expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+      expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).toBe(1);
+      expect(reads).toBe(1);
+    } finally {
+      await locker.end();
+    }
+    const before = (await list().expect(200)).body.items.length;
+    await t.http.post('/api/runs').set('Authorization', owner.auth).send({ preset: 'quick-cpu' }).expect(201);
+    expect((await list().expect(200)).body.items).toHaveLength(before + 1);
   });
 
   it('a session is looked up once for a burst of requests, and a logout is refused at once', async () => {
