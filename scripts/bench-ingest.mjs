@@ -131,6 +131,14 @@ async function ingestRound() {
     `CPU in ${api.toFixed(2)} s: API (with its diagnosis threads) ${((nodeCpu.user + nodeCpu.system) / 1e6).toFixed(2)} s, Postgres ${pgCpu.toFixed(2)} s, client ${clientCpu.toFixed(2)} s`,
   );
   if (process.env.BENCH_VERBOSE) log(`request times (ms): ${times.map((t) => t.toFixed(0)).join(' ')}`);
+  if (PER_REQUEST === 1) {
+    // each request re-reads and re-checks the step batch it joins: its time by its place in that batch
+    const at = (lo, hi) => times.filter((_, k) => k % PER_STEP >= lo && k % PER_STEP < hi);
+    const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    log(
+      `one trajectory a request: mean ${mean(at(0, 16)).toFixed(1)} ms as one of the first 16 of its step batch, ${mean(at(PER_STEP - 16, PER_STEP)).toFixed(1)} ms as one of the last 16 (of ${PER_STEP})`,
+    );
+  }
   const flagged = await db.trajectory.count({ where: { runId: run.id, hallucinated: true } });
   log(
     `API ingestion + boards + diagnostics: ${api.toFixed(2)} s (${(TRAJECTORIES / api).toFixed(0)} trajectories/s, ${((TRAJECTORIES * TURNS) / api).toFixed(0)} turns/s; slowest request ${(Math.max(...times) / 1000).toFixed(2)} s; ${diagnosed} trajectory diagnoses, ${flagged} flagged hallucinated; event loop held up to ${(loop.max / 1e6).toFixed(0)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(0)} ms)`,

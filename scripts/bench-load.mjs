@@ -6,9 +6,8 @@
 import { fork } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { createApp } from '@starpo/api/bootstrap';
-import { createDb, insertTrajectories, migrate, upsertMetricPoints } from '@starpo/db';
-import { benchDatabase, postgresCpuSeconds } from './bench-database.mjs';
+import { insertTrajectories, upsertMetricPoints } from '@starpo/db';
+import { benchApi, postgresCpuSeconds } from './bench-database.mjs';
 
 const CLIENTS = Number(process.env.BENCH_LOAD_CLIENTS ?? 200);
 /** Seconds each measurement lasts (BENCH_LOAD_SECONDS=20 for steadier figures). */
@@ -19,21 +18,10 @@ const log = (s) => process.stdout.write(`${s}\n`);
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
-const database = await benchDatabase();
-await migrate(database.url);
-const db = createDb(database.url, { max: 4 });
-const app = await createApp({ databaseUrl: database.url, webOrigin: 'http://localhost:3000' }, { logger: false });
-await app.listen(0, '127.0.0.1');
-const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+const { database, db, base, cookie, close } = await benchApi({}, { dbMax: 4 });
 
 // a team of three runs, as a small lab has: one finished with its charts and trajectories, one
 // running, one queued
-const signup = await fetch(`${base}/api/auth/signup`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ email: 'bench@lab.test', password: 'correct horse', name: 'Bench' }),
-});
-const cookie = signup.headers.get('set-cookie').split(';')[0];
 const newRun = async (name) => {
   const res = await fetch(`${base}/api/runs`, {
     method: 'POST',
@@ -163,7 +151,5 @@ log(
     .join('; ')}`,
 );
 
-await app.close();
-await db.$disconnect();
-await database.close();
+await close();
 process.exit(0);
