@@ -8,9 +8,8 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { createApp } from '@starpo/api/bootstrap';
-import { benchDatabase, postgresCpuSeconds } from './bench-database.mjs';
-import { createDb, insertTrajectories, migrate, rediagnoseStep } from '@starpo/db';
+import { benchApi, postgresCpuSeconds } from './bench-database.mjs';
+import { insertTrajectories, rediagnoseStep } from '@starpo/db';
 import { SokobanEnv, diagnoseStoredRows, renderSokoban } from '@starpo/envs';
 
 const TRAJECTORIES = Number(process.env.BENCH_TRAJECTORIES ?? 1000);
@@ -70,22 +69,7 @@ for (const t of trajectories) {
   } else batches.push({ items: [t], bytes: size + 20 });
 }
 
-const database = await benchDatabase();
-const url = database.url;
-await migrate(url);
-const db = createDb(url, { max: 8 });
-const app = await createApp(
-  { databaseUrl: url, webOrigin: 'http://localhost:3000', ingestRateLimit: 100_000 },
-  { logger: ['error', 'warn'] },
-);
-await app.listen(0, '127.0.0.1');
-const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
-const signup = await fetch(`${base}/api/auth/signup`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ email: 'bench@lab.test', password: 'correct horse', name: 'Bench' }),
-});
-const cookie = signup.headers.get('set-cookie').split(';')[0];
+const { database, db, base, cookie, close } = await benchApi({ ingestRateLimit: 100_000 }, { logger: ['error', 'warn'] });
 const { token } = await (
   await fetch(`${base}/api/tokens`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: '{"name":"bench"}' })
 ).json();
@@ -224,6 +208,4 @@ const rediag = (performance.now() - t2) / 1000;
 log(`re-diagnosing the run (npm run diagnose): ${rediag.toFixed(2)} s`);
 log(`ratio: ingestion with boards + diagnostics / store only = ${(api / store).toFixed(2)}×`);
 
-await app.close();
-await db.$disconnect();
-await database.close();
+await close();
