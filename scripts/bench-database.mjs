@@ -52,3 +52,31 @@ export function postgresCpuSeconds() {
   }
   return ticks / 100; // USER_HZ is 100 on Linux
 }
+
+/**
+ * The API (createApp with `settings`) on a migrated bench database, listening on a free local port,
+ * and the deployment's first account signed up: its URL, the owner's session cookie, a client of
+ * its own of `dbMax` connections for seeding, and `close()` for all of it.
+ */
+export async function benchApi(settings = {}, { dbMax = 8, logger = false } = {}) {
+  const { createApp } = await import('@starpo/api/bootstrap');
+  const { createDb, migrate } = await import('@starpo/db');
+  const database = await benchDatabase();
+  await migrate(database.url);
+  const db = createDb(database.url, { max: dbMax });
+  const app = await createApp({ databaseUrl: database.url, webOrigin: 'http://localhost:3000', ...settings }, { logger });
+  await app.listen(0, '127.0.0.1');
+  const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+  const signup = await fetch(`${base}/api/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'bench@lab.test', password: 'correct horse', name: 'Bench' }),
+  });
+  const cookie = signup.headers.get('set-cookie').split(';')[0];
+  const close = async () => {
+    await app.close();
+    await db.$disconnect();
+    await database.close();
+  };
+  return { database, db, app, base, cookie, close };
+}

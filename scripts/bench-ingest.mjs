@@ -8,9 +8,8 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { createApp } from '@starpo/api/bootstrap';
-import { benchDatabase, postgresCpuSeconds } from './bench-database.mjs';
-import { createDb, insertTrajectories, migrate, rediagnoseStep } from '@starpo/db';
+import { benchApi, postgresCpuSeconds } from './bench-database.mjs';
+import { insertTrajectories, rediagnoseStep } from '@starpo/db';
 import { SokobanEnv, diagnoseStoredRows, renderSokoban } from '@starpo/envs';
 
 const TRAJECTORIES = Number(process.env.BENCH_TRAJECTORIES ?? 1000);
@@ -70,22 +69,7 @@ for (const t of trajectories) {
   } else batches.push({ items: [t], bytes: size + 20 });
 }
 
-const database = await benchDatabase();
-const url = database.url;
-await migrate(url);
-const db = createDb(url, { max: 8 });
-const app = await createApp(
-  { databaseUrl: url, webOrigin: 'http://localhost:3000', ingestRateLimit: 100_000 },
-  { logger: ['error', 'warn'] },
-);
-await app.listen(0, '127.0.0.1');
-const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
-const signup = await fetch(`${base}/api/auth/signup`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ email: 'bench@lab.test', password: 'correct horse', name: 'Bench' }),
-});
-const cookie = signup.headers.get('set-cookie').split(';')[0];
+const { database, db, base, cookie, close } = await benchApi({ ingestRateLimit: 100_000 }, { logger: ['error', 'warn'] });
 const { token } = await (
   await fetch(`${base}/api/tokens`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: '{"name":"bench"}' })
 ).json();
@@ -131,6 +115,14 @@ async function ingestRound() {
     `CPU in ${api.toFixed(2)} s: API (with its diagnosis threads) ${((nodeCpu.user + nodeCpu.system) / 1e6).toFixed(2)} s, Postgres ${pgCpu.toFixed(2)} s, client ${clientCpu.toFixed(2)} s`,
   );
   if (process.env.BENCH_VERBOSE) log(`request times (ms): ${times.map((t) => t.toFixed(0)).join(' ')}`);
+  if (PER_REQUEST === 1) {
+    // each request re-reads and re-checks the step batch it joins: its time by its place in that batch
+    const at = (lo, hi) => times.filter((_, k) => k % PER_STEP >= lo && k % PER_STEP < hi);
+    const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    log(
+      `one trajectory a request: mean ${mean(at(0, 16)).toFixed(1)} ms as one of the first 16 of its step batch, ${mean(at(PER_STEP - 16, PER_STEP)).toFixed(1)} ms as one of the last 16 (of ${PER_STEP})`,
+    );
+  }
   const flagged = await db.trajectory.count({ where: { runId: run.id, hallucinated: true } });
   log(
     `API ingestion + boards + diagnostics: ${api.toFixed(2)} s (${(TRAJECTORIES / api).toFixed(0)} trajectories/s, ${((TRAJECTORIES * TURNS) / api).toFixed(0)} turns/s; slowest request ${(Math.max(...times) / 1000).toFixed(2)} s; ${diagnosed} trajectory diagnoses, ${flagged} flagged hallucinated; event loop held up to ${(loop.max / 1e6).toFixed(0)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(0)} ms)`,
@@ -216,6 +208,4 @@ const rediag = (performance.now() - t2) / 1000;
 log(`re-diagnosing the run (npm run diagnose): ${rediag.toFixed(2)} s`);
 log(`ratio: ingestion with boards + diagnostics / store only = ${(api / store).toFixed(2)}×`);
 
-await app.close();
-await db.$disconnect();
-await database.close();
+await close();

@@ -1,9 +1,10 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { DiagnosisPool } from './diagnosis/diagnosis-pool.service.js';
 import { EnvPreviewService } from './env-preview/preview.service.js';
-import { createDb, RunQueue, type Db } from '@starpo/db';
+import { createDb, createProbe, RunQueue, type Db } from '@starpo/db';
+import type pg from 'pg';
 import { AuthController, TeamController, TeamsController, TokensController } from './auth/auth.controller.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { AuthService } from './auth/auth.service.js';
@@ -21,9 +22,10 @@ import { MetricsController } from './metrics.controller.js';
 import { MetricsService } from './metrics.service.js';
 import { RunsController } from './runs.controller.js';
 import { RunsService } from './runs.service.js';
+import { SharedReads } from './shared-reads.js';
 import { SweeperService } from './sweeper.service.js';
 import { RequestGuard } from './security/request.guard.js';
-import { DB, QUEUE, SETTINGS, type ApiSettings } from './di-tokens.js';
+import { DB, PROBE, QUEUE, SETTINGS, type ApiSettings } from './di-tokens.js';
 import { TrajectoriesController } from './trajectories.controller.js';
 import { TrajectoriesService } from './trajectories.service.js';
 import { VerdictsController } from './verdicts/verdicts.controller.js';
@@ -34,10 +36,12 @@ class DbLifecycle implements OnApplicationShutdown {
   constructor(
     @Inject(DB) private readonly db: Db,
     @Inject(QUEUE) private readonly queue: RunQueue,
+    @Inject(PROBE) private readonly probe: pg.Pool,
   ) {}
   async onApplicationShutdown(): Promise<void> {
     await this.queue.stop();
     await this.db.$disconnect();
+    await this.probe.end();
   }
 }
 
@@ -77,15 +81,22 @@ export class AppModule {
           provide: DB,
           useFactory: () =>
             createDb(settings.databaseUrl, {
+              max: settings.dbPoolSize,
               queryTimeoutMs: settings.dbQueryTimeoutMs,
               connectTimeoutMs: settings.dbConnectTimeoutMs,
             }),
+        },
+        {
+          provide: PROBE,
+          useFactory: () =>
+            createProbe(settings.databaseUrl, { queryTimeoutMs: settings.dbQueryTimeoutMs, connectTimeoutMs: settings.dbConnectTimeoutMs }),
         },
         { provide: QUEUE, useFactory: () => new RunQueue(settings.databaseUrl).start() },
         DbLifecycle,
         AuthService,
         { provide: APP_GUARD, useClass: RequestGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_INTERCEPTOR, useClass: SharedReads },
         RunsService,
         MetricsService,
         TrajectoriesService,

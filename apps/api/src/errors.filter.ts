@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, HttpException, HttpStatus, Logger, type ExceptionFilter } from '@nestjs/common';
 import { ValidationError } from '@starpo/contracts';
-import { isConnectionError } from '@starpo/db';
+import { isConnectionError, isPoolBusy } from '@starpo/db';
 import type { Response } from 'express';
 
 /** The one error shape of the API: `{ error, message, details }` (details: the field errors, [] when none). */
@@ -9,6 +9,9 @@ export interface ErrorBody {
   message: string;
   details: unknown;
 }
+
+/** Seconds a client is asked to wait (Retry-After) when every database connection is busy. */
+export const BUSY_RETRY_AFTER_S = 1;
 
 const NAMES: Record<number, string> = {
   400: 'bad_request',
@@ -29,7 +32,11 @@ export class ErrorsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     const { status, body } = this.describe(exception);
-    if (status >= 500) this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    // load shed, not a fault: a line without a stack, so a burst of them costs the busy server little
+    if (body.error === 'server_busy') {
+      this.logger.warn('no database connection free within the pool wait: answered 503 server_busy');
+      res.setHeader('Retry-After', String(BUSY_RETRY_AFTER_S));
+    } else if (status >= 500) this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     res.status(status).json(body);
   }
 
@@ -56,6 +63,12 @@ export class ErrorsFilter implements ExceptionFilter {
       return {
         status: 400,
         body: { error: 'unstorable_input', message: 'the database cannot store a value of this request', details: [] },
+      };
+    }
+    if (isPoolBusy(exception)) {
+      return {
+        status: 503,
+        body: { error: 'server_busy', message: `the server is busy; retry in ${BUSY_RETRY_AFTER_S} s`, details: [] },
       };
     }
     if (isConnectionError(exception)) {

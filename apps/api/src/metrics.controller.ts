@@ -1,9 +1,10 @@
-import { Controller, Inject, Res } from '@nestjs/common';
+import { Controller, Headers, Inject, Res } from '@nestjs/common';
 import { Route, Valid, type Parsed } from './route.js';
-import { toMetricColumns, type RunMetricColumns, type RunMetricSeries, ROUTES } from '@starpo/contracts';
+import { ROUTES } from '@starpo/contracts';
 import type { Response } from 'express';
 import { CurrentActor, type Actor } from './auth/actor.js';
-import { MetricsService, seriesCsv } from './metrics.service.js';
+import { renderMetrics, sendMetrics } from './metrics-response.js';
+import { MetricsService } from './metrics.service.js';
 
 /** Metric series across runs (one run's series are under /api/runs/:id/metrics). */
 @Controller()
@@ -15,13 +16,12 @@ export class MetricsController {
   async metricSeries(
     @CurrentActor() a: Actor,
     @Valid('query') query: Parsed<typeof ROUTES.metrics, 'query'>,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<string | RunMetricSeries[] | RunMetricColumns[]> {
-    const { series, format } = await this.metrics.series(a, query);
-    if (format === 'csv') {
-      res.type('text/csv').attachment('metrics.csv');
-      return seriesCsv(series);
-    }
-    return format === 'columns' ? toMetricColumns(series) : series;
+  ): Promise<string> {
+    const answer = await this.metrics.answer(a, query, undefined, ifNoneMatch, `runs ${query.format}`, (series) =>
+      renderMetrics(series, query.format, true),
+    );
+    return sendMetrics(res, answer, query.format, 'metrics.csv');
   }
 }

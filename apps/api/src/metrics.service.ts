@@ -1,14 +1,27 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { ValidationError, type MetricsQuery, type RunMetricSeries } from '@starpo/contracts';
-import { bySeries, downsampledSeries, metricKeys, metricPoints, metricVersions, teamRunIds, type Db } from '@starpo/db';
+import { bySeries, downsampledSeries, metricKeys, metricPoints, metricVersions, teamMetricVersions, type Db } from '@starpo/db';
 import { LRUCache } from 'lru-cache';
 import type { Actor } from './auth/actor.js';
 import { DB } from './di-tokens.js';
+import { isUuid } from './validation.js';
 
 type Series = Awaited<ReturnType<typeof downsampledSeries>>;
 
 /** Points a process keeps in its cache of downsampled series (tens of MB). */
 const CACHED_POINTS = 500_000;
+/** Characters of rendered answers a process keeps by ETag (about 32 MB). */
+const CACHED_BODY_CHARS = 32_000_000;
+
+/** A metrics query as the routes parse it (one run's route names the run in its path instead). */
+type SeriesQuery = Omit<MetricsQuery, 'runs'> & Partial<Pick<MetricsQuery, 'runs'>>;
+
+/** A rendered metrics answer: its ETag, and its text unless the caller's copy is current (then null: answer 304). */
+export interface MetricsAnswer {
+  etag: string;
+  body: string | null;
+}
 
 @Injectable()
 export class MetricsService {
@@ -24,22 +37,53 @@ export class MetricsService {
     sizeCalculation: (e) => e.series.reduce((n, s) => n + s.points.length, 1),
   });
 
-  /** Series of one or many runs (of the caller's team), with optional step range and downsampling. */
-  async series(
+  /**
+   * Rendered answers by ETag. The tag names the runs' metric versions and everything that shapes
+   * the answer, so an entry never goes stale: a finished run's charts, asked by every screen that
+   * shows them, are read and serialised once.
+   */
+  private readonly bodies = new LRUCache<string, string>({ maxSize: CACHED_BODY_CHARS, sizeCalculation: (body) => body.length || 1 });
+
+  /**
+   * A metrics answer as `render` writes it (`shape` names the route and format), with its ETag.
+   * The runs' metric versions are read first, so an answer is never older than its tag; when
+   * `ifNoneMatch` names the same tag nothing else is read or rendered (304). `runId`: one run's
+   * route (404 unless the caller's team owns it), else the runs `q` names.
+   */
+  async answer(
     actor: Actor,
-    q: Omit<MetricsQuery, 'runs'> & Partial<Pick<MetricsQuery, 'runs'>>,
-    runId?: string,
-  ): Promise<{ series: RunMetricSeries[]; format: MetricsQuery['format'] }> {
-    const runIds = runId ? [runId] : (q.runs ?? []);
-    if (!runIds.length) throw new ValidationError([{ path: 'runs', message: 'name at least one run id' }], 'query');
-    const ids = await teamRunIds(this.db, actor.teamId, runIds);
+    q: SeriesQuery,
+    runId: string | undefined,
+    ifNoneMatch: string | undefined,
+    shape: string,
+    render: (series: RunMetricSeries[]) => string,
+  ): Promise<MetricsAnswer> {
+    const asked = runId ? [runId] : (q.runs ?? []);
+    if (!asked.length) throw new ValidationError([{ path: 'runs', message: 'name at least one run id' }], 'query');
+    // one statement checks the team and reads the versions (an id that is no uuid is no run of it)
+    const versions = await teamMetricVersions(this.db, actor.teamId, asked.filter(isUuid));
+    const ids = [...versions.keys()];
+    if (runId && !ids.length) throw new NotFoundException(`run ${runId} not found`);
+    const tag = createHash('sha1')
+      .update(JSON.stringify([shape, q, ids.map((id) => [id, versions.get(id) ?? ''])]))
+      .digest('base64url');
+    const etag = `"m-${tag}"`;
+    if (ifNoneMatch?.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) return { etag, body: null };
+    let body = this.bodies.get(etag);
+    if (body === undefined) {
+      body = render(await this.read(ids, q));
+      this.bodies.set(etag, body);
+    }
+    return { etag, body };
+  }
+
+  /** Series of runs `ids` (checked to be the caller's). */
+  private async read(ids: string[], q: SeriesQuery): Promise<RunMetricSeries[]> {
     if (q.maxPoints) {
       const keys = q.keys?.length ? q.keys : null;
-      const series =
-        q.from === undefined && q.to === undefined
-          ? await this.wholeHistory(ids, keys, q.maxPoints)
-          : await downsampledSeries(this.db, ids, keys, q.from ?? null, q.to ?? null, q.maxPoints);
-      return { series, format: q.format };
+      return q.from === undefined && q.to === undefined
+        ? this.wholeHistory(ids, keys, q.maxPoints)
+        : downsampledSeries(this.db, ids, keys, q.from ?? null, q.to ?? null, q.maxPoints);
     }
     const rows = await metricPoints(this.db, ids, q.keys ?? [], q.from, q.to);
     const out = new Map<string, RunMetricSeries>();
@@ -49,8 +93,7 @@ export class MetricsService {
       s.points.push({ step: r.step, value: r.value, time: r.time });
       out.set(id, s);
     }
-    const series = [...out.values()];
-    return { series, format: q.format };
+    return [...out.values()];
   }
 
   /**

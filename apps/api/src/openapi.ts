@@ -42,7 +42,11 @@ function errorStatuses(r: RouteContract): Map<number, string[]> {
     add(413, 'The body is over 1 MB');
     add(415, 'The body is not `application/json`');
   }
-  if (r.role !== 'public') add(503, 'The database is unreachable (`database_unavailable`); retry shortly');
+  if (r.role !== 'public')
+    add(
+      503,
+      'The database is unreachable (`database_unavailable`), or every database connection is busy (`server_busy`, with `Retry-After`); retry shortly',
+    );
   for (const [status, why] of Object.entries(r.errors ?? {})) add(Number(status), why);
   return new Map([...out].sort(([a], [b]) => a - b));
 }

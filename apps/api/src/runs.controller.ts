@@ -1,23 +1,14 @@
 import { Controller, Headers, Inject, Param, Res, UseGuards } from '@nestjs/common';
 import { Route, Valid, type Parsed } from './route.js';
 import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
-import {
-  toMetricColumns,
-  type CheckpointInfo,
-  type LogLine,
-  type Page,
-  type PruneResult,
-  type RunDetail,
-  type RunMetricColumns,
-  type RunMetricSeries,
-  type RunSummary,
-  ROUTES,
-} from '@starpo/contracts';
+import { type CheckpointInfo, type LogLine, type Page, type PruneResult, type RunDetail, type RunSummary, ROUTES } from '@starpo/contracts';
 import type { Response } from 'express';
 import { CurrentActor, type Actor } from './auth/actor.js';
 import { IngestService } from './ingest.service.js';
-import { MetricsService, seriesCsv } from './metrics.service.js';
+import { renderMetrics, sendMetrics } from './metrics-response.js';
+import { MetricsService } from './metrics.service.js';
 import { RunsService } from './runs.service.js';
+import { SharedRead } from './shared-reads.js';
 import { TrajectoriesService } from './trajectories.service.js';
 
 @Controller()
@@ -43,6 +34,7 @@ export class RunsController {
     return detail;
   }
 
+  @SharedRead()
   @Route(ROUTES.runs)
   list(@CurrentActor() a: Actor, @Valid('query') query: Parsed<typeof ROUTES.runs, 'query'>): Promise<Page<RunSummary>> {
     return this.runs.list(a, query);
@@ -101,16 +93,13 @@ export class RunsController {
     @CurrentActor() a: Actor,
     @Param('id') id: string,
     @Valid('query') query: Parsed<typeof ROUTES.runMetrics, 'query'>,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<string | Omit<RunMetricSeries, 'runId'>[] | Omit<RunMetricColumns, 'runId'>[]> {
-    await this.runs.find(a, id);
-    const { series, format } = await this.metrics.series(a, query, id);
-    if (format === 'csv') {
-      res.type('text/csv').attachment(`${id}-metrics.csv`);
-      return seriesCsv(series);
-    }
-    if (format === 'columns') return toMetricColumns(series).map(({ runId: _, ...c }) => c);
-    return series.map(({ runId: _, ...s }) => s);
+  ): Promise<string> {
+    const answer = await this.metrics.answer(a, query, id, ifNoneMatch, `run ${query.format}`, (series) =>
+      renderMetrics(series, query.format, false),
+    );
+    return sendMetrics(res, answer, query.format, `${id}-metrics.csv`);
   }
 
   @Route(ROUTES.metricKeys)
@@ -119,6 +108,7 @@ export class RunsController {
     return this.metrics.keys(id);
   }
 
+  @SharedRead()
   @Route(ROUTES.trajectories)
   async listTrajectories(
     @CurrentActor() a: Actor,

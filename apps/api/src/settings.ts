@@ -25,7 +25,12 @@ export const apiEnv = defineSettings({
   ...dbVars,
   // the API answers within seconds: a frozen database gives 503, never a hanging request
   DB_QUERY_TIMEOUT_MS: envVar.ms({ default: 4_000, description: 'a query of the API fails after this long (503)' }),
-  DB_CONNECT_TIMEOUT_MS: envVar.ms({ default: 2_000, description: 'the API gives up opening a database connection after this long (503)' }),
+  DB_CONNECT_TIMEOUT_MS: envVar.ms({
+    default: 2_000,
+    description:
+      'the API gives up opening a database connection, or waiting for a free one of its pool, after this long (503; a full pool answers `server_busy` with Retry-After)',
+  }),
+  DB_POOL_SIZE: envVar.int({ default: 20, min: 1, description: "connections in the API's database pool" }),
   ...sweepVars,
 });
 
@@ -48,6 +53,8 @@ export interface ApiSettings {
   shutdownMs: number;
   dbQueryTimeoutMs: number;
   dbConnectTimeoutMs: number;
+  /** Connections in the API's pool. */
+  dbPoolSize: number;
   /** A worker without a heartbeat for this long is `lost`, and its run is swept. */
   workerStaleMs: number;
   workerSweepMs: number;
@@ -70,6 +77,7 @@ export function loadApiSettings(env: Record<string, string | undefined> = proces
     shutdownMs: s.API_SHUTDOWN_MS,
     dbQueryTimeoutMs: s.DB_QUERY_TIMEOUT_MS,
     dbConnectTimeoutMs: s.DB_CONNECT_TIMEOUT_MS,
+    dbPoolSize: s.DB_POOL_SIZE,
     workerStaleMs: staleMs,
     workerSweepMs: sweepMs,
   });

@@ -85,7 +85,9 @@ export interface RouteContract {
 }
 
 /** 503 for a public route that reads the database (signed-in routes imply it). */
-const dbDown = { 503: 'The database is unreachable (`database_unavailable`); retry shortly' } as const;
+const dbDown = {
+  503: 'The database is unreachable (`database_unavailable`), or every database connection is busy (`server_busy`, with `Retry-After`); retry shortly',
+} as const;
 /** 403 of the routes that act on a run (runOwnershipRefusal in roles.ts). */
 const othersRun = { 403: 'A member acting on another member’s run (its creator, team owners and administrators may)' } as const;
 

@@ -52,6 +52,24 @@ export function createDb(databaseUrl: string, opts: DbOptions = {}): Db {
   return db;
 }
 
+/**
+ * A small pool of its own for health checks: whether the database answers must stay known while
+ * every connection of the main pool is busy serving requests (a busy pool is no database outage).
+ */
+export function createProbe(databaseUrl: string, opts: Pick<DbOptions, 'connectTimeoutMs' | 'queryTimeoutMs'> = {}): pg.Pool {
+  const timeout = opts.queryTimeoutMs ?? dbSettings().queryTimeoutMs;
+  const probe = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 2,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? dbSettings().connectTimeoutMs,
+    query_timeout: timeout,
+    statement_timeout: timeout,
+    keepAlive: true,
+  });
+  probe.on('error', () => {});
+  return probe;
+}
+
 const urls = new WeakMap<Db, string>();
 const pools = new WeakMap<Db, pg.Pool>();
 

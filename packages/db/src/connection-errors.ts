@@ -16,6 +16,20 @@ export function isConnectionError(e: unknown, depth = 0): boolean {
   return depth < 5 && x?.cause !== undefined && isConnectionError(x.cause, depth + 1);
 }
 
+/** pg-pool's answer when every connection stayed checked out for its whole wait (connectionTimeoutMillis). */
+const POOL_WAIT = /timeout exceeded when trying to connect/i;
+
+/**
+ * The pool had no free connection within its wait: the server is busy, not the database away (a
+ * connection that cannot be opened fails otherwise: refused, or "Connection terminated due to
+ * connection timeout"). Still an isConnectionError, so retrying callers wait it out.
+ */
+export function isPoolBusy(e: unknown, depth = 0): boolean {
+  const x = e as { message?: string; cause?: unknown };
+  if (POOL_WAIT.test(String(x?.message ?? ''))) return true;
+  return depth < 5 && x?.cause !== undefined && isPoolBusy(x.cause, depth + 1);
+}
+
 /**
  * Run `fn`, retrying with exponential backoff while the database is unreachable (other errors
  * are thrown at once). Gives up after `maxMs`.

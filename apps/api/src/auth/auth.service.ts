@@ -27,6 +27,7 @@ export class AuthService {
   private readonly dummyHash = hashPassword(newSecret('dummy_'));
 
   private readonly tokenCache = new TokenCache();
+  private readonly sessionCache = new TokenCache<SessionAccess>();
 
   constructor(
     @Inject(DB) private readonly db: Db,
@@ -34,15 +35,24 @@ export class AuthService {
   ) {
     // access changed through another instance: forget that user's tokens here too
     listener.onNotice((n) => {
-      if (n.type === 'access') this.tokenCache.dropUser(n.user);
+      if (n.type === 'access') this.dropUser(n.user);
     });
-    listener.onReconnect(() => this.tokenCache.clear()); // notices sent while away are lost
+    // notices sent while away are lost
+    listener.onReconnect(() => {
+      this.tokenCache.clear();
+      this.sessionCache.clear();
+    });
   }
 
   /** After a change of `userId`'s access has committed: drop their cached tokens here, then tell the other instances. */
   private async accessChanged(userId: string): Promise<void> {
-    this.tokenCache.dropUser(userId);
+    this.dropUser(userId);
     await publishAccessChange(this.db, userId);
+  }
+
+  private dropUser(userId: string): void {
+    this.tokenCache.dropUser(userId);
+    this.sessionCache.dropUser(userId);
   }
 
   async needsSetup(): Promise<boolean> {
@@ -149,21 +159,15 @@ export class AuthService {
   }
 
   /**
-   * The caller behind an API token or a session cookie, or null. A token seen in the last two
-   * seconds is answered from the TokenCache; `fresh` asks the database (sockets: their handshake and
+   * The caller behind an API token or a session cookie, or null. A token or session seen in the
+   * last two seconds is answered from its TokenCache; `fresh` asks the database (sockets: their handshake and
    * re-checks).
    */
   async resolve(bearer: string | undefined, cookie: string | undefined, opts: { fresh?: boolean } = {}): Promise<Actor | null> {
     if (bearer) {
       const hash = hashSecret(bearer);
-      let t = opts.fresh ? undefined : this.tokenCache.get(hash);
-      if (!t) {
-        const since = this.tokenCache.begin();
-        const found = await findActiveToken(this.db, hash);
-        if (!found) return null;
-        this.tokenCache.set(hash, found, since);
-        t = found;
-      }
+      const t = await this.tokenCache.through(hash, opts.fresh ?? false, () => findActiveToken(this.db, hash));
+      if (!t) return null;
       if (!t.lastUsedAt || Date.now() - t.lastUsedAt.getTime() > 60_000) {
         t.lastUsedAt = new Date();
         await this.db.apiToken.update({ where: { id: t.id }, data: { lastUsedAt: t.lastUsedAt } });
@@ -171,15 +175,23 @@ export class AuthService {
       return { userId: t.userId, teamId: t.teamId, role: t.role, via: 'token', tokenId: t.id };
     }
     if (cookie) {
-      const s = await this.db.session.findUnique({ where: { tokenHash: hashSecret(cookie) } });
+      const hash = hashSecret(cookie);
+      const s = await this.sessionCache.through(hash, opts.fresh ?? false, () => this.findSession(hash));
       if (!s || s.expiresAt < new Date()) return null;
-      const m =
-        (s.teamId ? await this.db.membership.findUnique({ where: { userId_teamId: { userId: s.userId, teamId: s.teamId } } }) : null) ??
-        (await this.db.membership.findFirst({ where: { userId: s.userId }, orderBy: { createdAt: 'asc' } }));
-      if (!m) return null;
-      return { userId: s.userId, teamId: m.teamId, role: m.role, via: 'session', sessionId: s.id };
+      return { userId: s.userId, teamId: s.teamId, role: s.role, via: 'session', sessionId: s.sessionId };
     }
     return null;
+  }
+
+  /** The session behind a cookie's hash with the team it acts for and the role there, or null. */
+  private async findSession(hash: string): Promise<SessionAccess | null> {
+    const s = await this.db.session.findUnique({ where: { tokenHash: hash } });
+    if (!s) return null;
+    const m =
+      (s.teamId ? await this.db.membership.findUnique({ where: { userId_teamId: { userId: s.userId, teamId: s.teamId } } }) : null) ??
+      (await this.db.membership.findFirst({ where: { userId: s.userId }, orderBy: { createdAt: 'asc' } }));
+    if (!m) return null;
+    return { sessionId: s.id, userId: s.userId, teamId: m.teamId, role: m.role, expiresAt: s.expiresAt };
   }
 
   /**
@@ -294,6 +306,15 @@ export class AuthService {
     await this.db.session.create({ data: { userId, tokenHash: hashSecret(token), expiresAt: new Date(Date.now() + SESSION_TTL_MS) } });
     return token;
   }
+}
+
+/** A session as the AuthGuard needs it, cached like a token. */
+interface SessionAccess {
+  sessionId: string;
+  userId: string;
+  teamId: string;
+  role: RoleName;
+  expiresAt: Date;
 }
 
 function tokenView(t: {

@@ -182,6 +182,21 @@ export async function metricVersions(db: Db, runIds: string[]): Promise<Map<stri
   return new Map(rows.map((r) => [r.run_id, r.v]));
 }
 
+/**
+ * The metric versions (as metricVersions) of those of `runIds` that belong to `teamId`, '' for a run
+ * without metrics: the team check and the version of a metrics read in one statement.
+ */
+export async function teamMetricVersions(db: Db, teamId: string, runIds: string[]): Promise<Map<string, string>> {
+  const rows = await db.$queryRawUnsafe<{ run_id: string; v: string | null }[]>(
+    `SELECT r.id::text AS run_id, (SELECT md5(string_agg(s.key || ' ' || s.xmin::text, ',' ORDER BY s.key))
+                                     FROM metric_summaries s WHERE s.run_id = r.id) AS v
+     FROM runs r WHERE r.id = ANY($1::uuid[]) AND r.team_id = $2::uuid`,
+    runIds,
+    teamId,
+  );
+  return new Map(rows.map((r) => [r.run_id, r.v ?? '']));
+}
+
 /** The order series are answered in: by run, then key. */
 export function bySeries(a: { runId: string; key: string }, b: { runId: string; key: string }): number {
   return a.runId === b.runId ? (a.key < b.key ? -1 : 1) : a.runId < b.runId ? -1 : 1;

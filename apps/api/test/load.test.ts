@@ -1,0 +1,148 @@
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { signupOwner, startTestApi, type TestApi, type TestUser } from './helpers.js';
+
+/**
+ * Statements this process sends to Postgres whose text matches `pattern`, while `during` runs (the
+ * API under test runs in this process, so its pool's queries pass through node-postgres here too).
+ */
+async function statements(pattern: RegExp, during: () => Promise<unknown>): Promise<number> {
+  const query = pg.Client.prototype.query;
+  let n = 0;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const c = args[0] as string | { text?: string };
+    if (pattern.test(typeof c === 'string' ? c : (c?.text ?? ''))) n++;
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  try {
+    await during();
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+  return n;
+}
+
+describe('a full pool is backpressure, not an outage', () => {
+  let t: TestApi;
+  let owner: TestUser;
+  let locker: pg.Client | undefined;
+  beforeAll(async () => {
+    // one connection, given up on after 400 ms of waiting
+    t = await startTestApi({ dbPoolSize: 1, dbConnectTimeoutMs: 400 });
+    owner = await signupOwner(t);
+    await t.http.post('/api/runs').set('Authorization', owner.auth).send({ preset: 'quick-cpu' }).expect(201);
+  });
+  afterEach(async () => {
+    await locker?.end().catch(() => {});
+    locker = undefined;
+  });
+  afterAll(() => t?.close());
+
+  it('answers 503 server_busy with Retry-After while the only connection is held, and /health still says the database is up', async () => {
+    await t.http.get('/api/runs').set('Authorization', owner.auth).expect(200); // the token is resolved and cached
+    // a lock from outside holds the list's query, and with it the pool's only connection
+    locker = new pg.Client({ connectionString: t.database.url });
+    await locker.connect();
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE runs IN ACCESS EXCLUSIVE MODE');
+    const held = t.http
+      .get('/api/runs')
+      .set('Authorization', owner.auth)
+      .then((r) => r);
+    await new Promise((r) => setTimeout(r, 200));
+
+    // another page: it does not share the held one's answer (see SharedReads), so it waits for a connection
+    const busy = await t.http.get('/api/runs?limit=5').set('Authorization', owner.auth);
+    expect(busy.status).toBe(503);
+    expect(busy.headers['retry-after']).toBe('1');
+    expect(busy.body).toEqual({ error: 'server_busy', message: expect.stringMatching(/busy/), details: [] });
+
+    // the database itself answers: /health asks on a connection of its own
+    const health = await t.http.get('/health');
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ status: 'ok', database: 'up' });
+
+    await locker.query('COMMIT');
+    expect((await held).status).toBe(200);
+  });
+});
+
+describe('reads that many screens repeat', () => {
+  let t: TestApi;
+  let owner: TestUser;
+  beforeAll(async () => {
+    t = await startTestApi();
+    owner = await signupOwner(t);
+  });
+  afterAll(() => t?.close());
+
+  it("a run's unchanged series answers 304 to its ETag without reading a point, and a new point changes the tag", async () => {
+    const post = (path: string, body: object) => t.http.post(path).set('Authorization', owner.auth).send(body);
+    const run = (await post('/api/runs', { name: 'etag', external: true, config: { env: { name: 'sokoban' } } }).expect(201)).body;
+    const points = (from: number) =>
+      Array.from({ length: 20 }, (_, i) => ({ key: 'train/loss', step: from + i, value: 1 / (from + i + 1) }));
+    await post(`/api/runs/${run.id}/ingest/metrics`, { points: points(0) }).expect(200);
+    const path = `/api/runs/${run.id}/metrics?keys=train/loss`;
+    const get = (etag?: string) => {
+      const req = t.http.get(path).set('Authorization', owner.auth);
+      return etag ? req.set('If-None-Match', etag) : req;
+    };
+
+    const first = await get().expect(200);
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"m-/);
+    expect(first.headers['cache-control']).toBe('private, no-cache');
+    expect(first.body[0].points).toHaveLength(20);
+
+    // the series' blocks are not read, nor the body rendered, for a client whose copy is current
+    let again: Awaited<ReturnType<typeof get>> | undefined;
+    expect(await statements(/metric_blocks/, async () => (again = await get(etag)))).toBe(0);
+    expect(again!.status).toBe(304);
+    expect(again!.text).toBe('');
+
+    await post(`/api/runs/${run.id}/ingest/metrics`, { points: points(20).slice(0, 1) }).expect(200);
+    const changed = await get(etag).expect(200);
+    expect(changed.headers.etag).not.toBe(etag);
+    expect(changed.body[0].points).toHaveLength(21);
+    await get(changed.headers.etag as string).expect(304);
+  });
+
+  it('identical lists asked while one is read share its answer, and a write is seen by the next list', async () => {
+    const list = () => t.http.get('/api/runs?limit=50').set('Authorization', owner.auth);
+    await list().expect(200);
+    // a lock from outside keeps the first list in flight while nine more arrive
+    const locker = new pg.Client({ connectionString: t.database.url });
+    await locker.connect();
+    try {
+      let answers: { status: number; body: { items: unknown[] } }[] = [];
+      const reads = await statements(/FROM "public"\."runs"/, async () => {
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE runs IN ACCESS EXCLUSIVE MODE');
+        const first = list().then((r) => r);
+        await new Promise((r) => setTimeout(r, 150));
+        const rest = Array.from({ length: 9 }, () => list().then((r) => r));
+        await new Promise((r) => setTimeout(r, 150));
+        await locker.query('COMMIT');
+        answers = await Promise.all([first, ...rest]);
+      });
+      expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+      expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).toBe(1);
+      expect(reads).toBe(1);
+    } finally {
+      await locker.end();
+    }
+    const before = (await list().expect(200)).body.items.length;
+    await t.http.post('/api/runs').set('Authorization', owner.auth).send({ preset: 'quick-cpu' }).expect(201);
+    expect((await list().expect(200)).body.items).toHaveLength(before + 1);
+  });
+
+  it('a session is looked up once for a burst of requests, and a logout is refused at once', async () => {
+    const get = () => t.http.get('/api/runs').set('Cookie', owner.cookie);
+    await get().expect(200);
+    expect(await statements(/"sessions"|\bsessions\b/, async () => Promise.all(Array.from({ length: 5 }, () => get().expect(200))))).toBe(
+      0,
+    );
+    await t.http.post('/api/auth/logout').set('Cookie', owner.cookie).set('Origin', 'http://localhost:3000').expect(204);
+    await get().expect(401);
+  });
+});
