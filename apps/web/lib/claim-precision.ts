@@ -12,6 +12,9 @@ export function flagPrecision(claim: ClaimResult, team?: TeamVerdictSummary): st
   const r = team?.rules.find((x) => x.rule === claim.rule);
   const judged = r ? r.right + r.wrong : 0;
   if (r && judged >= TEAM_VERDICTS_ENOUGH) return `right on ${Math.round((100 * r.right) / judged)}% of ${judged} team verdicts`;
-  if (claim.precision === undefined) return '';
-  return `right on ${Math.round(claim.precision * 100)}% of ${claim.precisionFlags ?? '?'} held-out flags`;
+  const heldOut =
+    claim.precision === undefined ? '' : `right on ${Math.round(claim.precision * 100)}% of ${claim.precisionFlags ?? '?'} held-out flags`;
+  // the team's first verdicts are shown beside the held-out figure until there are enough to replace it
+  const teamSoFar = r && judged ? `your team's verdicts: ${r.right} of ${judged} right` : '';
+  return [heldOut, teamSoFar].filter(Boolean).join('; ');
 }
