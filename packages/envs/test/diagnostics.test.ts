@@ -5,8 +5,12 @@ import {
   SokobanEnv,
   diagnoseStoredRows,
   diagnoseTurn,
+  EMPTY_TALLY,
+  addTallies,
   diagnosticsMetrics,
   markTemplates,
+  tallyMetrics,
+  trajectoryTally,
   trajectoryFlags,
   type EnvSnapshot,
   type FrozenLakeSnapshot,
@@ -244,6 +248,27 @@ describe('template collapse, reasoning-free success and step metrics', () => {
       'train/diag/distinct_think_ratio': 0.5,
       'train/diag/reasoning_free_success_rate': 1,
     });
+  });
+  it('keeps step metrics as running sums: trajectories joining one at a time, or leaving, give the metrics of the whole batch', () => {
+    const s = sokoban();
+    const l = lake();
+    const trajs = [
+      { success: false, turns: [turn(s, 'The box is below me. So I go up.', { answerActions: ['Down'] })] },
+      { success: true, turns: [turn(s, '', { answerActions: ['Up'] }), turn(s, 'ok', { answerActions: ['Up'] })] },
+      {
+        success: true,
+        turns: [{ ...turn(l, 'I will go up.', { answerActions: ['Up'], executed: ['Up'], effectiveCount: 1 }), template: true }],
+      },
+      { success: false, turns: [] },
+    ];
+    const whole = diagnosticsMetrics(trajs, 0.75, 'val');
+    const joined = trajs.reduce((sum, t) => addTallies(sum, trajectoryTally(t)), EMPTY_TALLY);
+    expect(tallyMetrics(joined, 0.75, 'val')).toEqual(whole);
+    expect(whole['val/diag/template_rate']).toBe(0.25);
+    // one leaves: the sums are those of the batch without it
+    const left = addTallies(joined, trajectoryTally(trajs[0]!), -1);
+    expect(tallyMetrics(left, 0.75, 'val')).toEqual(diagnosticsMetrics(trajs.slice(1), 0.75, 'val'));
+    expect(tallyMetrics(EMPTY_TALLY, 1, 'val')).toEqual({});
   });
   it('keeps a reply that broke the format out of the checks', () => {
     const d = diagnoseTurn({

@@ -298,6 +298,88 @@ export function trajectoryFlags(t: DiagnosedTrajectory): DiagnosticFlag[] {
 
 const rate = (num: number, den: number) => (den ? num / den : 0);
 
+/**
+ * What a batch's diagnostic metrics are made of: counts that add up over its checked trajectories,
+ * so a batch's metrics can be kept as running sums while trajectories join it one at a time.
+ */
+export interface DiagnosisTally {
+  trajectories: number;
+  hallucinated: number;
+  contradicted: number;
+  checkable: number;
+  claims: number;
+  turns: number;
+  thinkAnswerKnown: number;
+  thinkAnswerMismatch: number;
+  outcomeKnown: number;
+  outcomeMismatch: number;
+  templateTurns: number;
+  successes: number;
+  reasoningFreeSuccesses: number;
+}
+
+const count = <T>(xs: T[], f: (x: T) => boolean) => xs.reduce((n, x) => n + (f(x) ? 1 : 0), 0);
+const total = <T>(xs: T[], f: (x: T) => number) => xs.reduce((n, x) => n + f(x), 0);
+
+/** One checked trajectory's share of its batch's tally (its template marks as they stand). */
+export function trajectoryTally(t: DiagnosedTrajectory, flags: DiagnosticFlag[] = trajectoryFlags(t)): DiagnosisTally {
+  const turns = t.turns;
+  return {
+    trajectories: 1,
+    hallucinated: flags.includes('hallucinated') ? 1 : 0,
+    contradicted: total(turns, (d) => d.contradicted),
+    checkable: total(turns, (d) => d.checkable),
+    claims: total(turns, (d) => d.claims.length),
+    turns: turns.length,
+    thinkAnswerKnown: count(turns, (d) => d.thinkAnswer !== 'unknown'),
+    thinkAnswerMismatch: count(turns, (d) => d.thinkAnswer === 'mismatch'),
+    outcomeKnown: count(turns, (d) => d.outcome !== 'unknown'),
+    outcomeMismatch: count(turns, (d) => d.outcome === 'mismatch'),
+    templateTurns: count(turns, (d) => d.template),
+    successes: t.success ? 1 : 0,
+    reasoningFreeSuccesses: flags.includes('reasoning_free_success') ? 1 : 0,
+  };
+}
+
+/** `a + sign × b`, field by field (a trajectory joins a batch with +1 and leaves it with -1). */
+export function addTallies(a: DiagnosisTally, b: DiagnosisTally, sign: 1 | -1 = 1): DiagnosisTally {
+  const out = { ...a };
+  for (const k of Object.keys(out) as (keyof DiagnosisTally)[]) out[k] += sign * b[k];
+  return out;
+}
+
+export const EMPTY_TALLY: DiagnosisTally = Object.freeze({
+  trajectories: 0,
+  hallucinated: 0,
+  contradicted: 0,
+  checkable: 0,
+  claims: 0,
+  turns: 0,
+  thinkAnswerKnown: 0,
+  thinkAnswerMismatch: 0,
+  outcomeKnown: 0,
+  outcomeMismatch: 0,
+  templateTurns: 0,
+  successes: 0,
+  reasoningFreeSuccesses: 0,
+});
+
+/** Per-step diagnostic metrics under `${prefix}/diag/…` from a batch's tally (none for a batch with no checked trajectory). */
+export function tallyMetrics(t: DiagnosisTally, distinctThinkRatio: number, prefix: string): Record<string, number> {
+  if (!t.trajectories) return {};
+  const p = `${prefix}/diag`;
+  return {
+    [`${p}/hallucination_rate`]: rate(t.hallucinated, t.trajectories),
+    [`${p}/contradicted_claim_rate`]: rate(t.contradicted, t.checkable),
+    [`${p}/claims_per_turn`]: rate(t.claims, t.turns),
+    [`${p}/think_answer_mismatch_rate`]: rate(t.thinkAnswerMismatch, t.thinkAnswerKnown),
+    [`${p}/outcome_mismatch_rate`]: rate(t.outcomeMismatch, t.outcomeKnown),
+    [`${p}/distinct_think_ratio`]: distinctThinkRatio,
+    [`${p}/template_rate`]: rate(t.templateTurns, t.turns),
+    [`${p}/reasoning_free_success_rate`]: rate(t.reasoningFreeSuccesses, t.successes),
+  };
+}
+
 /** Per-step diagnostic metrics of a batch, under `${prefix}/diag/…`. */
 export function diagnosticsMetrics(
   trajs: DiagnosedTrajectory[],
@@ -305,28 +387,6 @@ export function diagnosticsMetrics(
   prefix: string,
   flags: DiagnosticFlag[][] = trajs.map(trajectoryFlags),
 ): Record<string, number> {
-  if (!trajs.length) return {};
-  const turns = trajs.flatMap((t) => t.turns);
-  const known = (k: 'thinkAnswer' | 'outcome') => turns.filter((d) => d[k] !== 'unknown');
-  const successes = trajs.filter((t) => t.success).length;
-  const p = `${prefix}/diag`;
-  return {
-    [`${p}/hallucination_rate`]: rate(flags.filter((f) => f.includes('hallucinated')).length, trajs.length),
-    [`${p}/contradicted_claim_rate`]: rate(
-      turns.reduce((a, d) => a + d.contradicted, 0),
-      turns.reduce((a, d) => a + d.checkable, 0),
-    ),
-    [`${p}/claims_per_turn`]: rate(
-      turns.reduce((a, d) => a + d.claims.length, 0),
-      turns.length,
-    ),
-    [`${p}/think_answer_mismatch_rate`]: rate(
-      known('thinkAnswer').filter((d) => d.thinkAnswer === 'mismatch').length,
-      known('thinkAnswer').length,
-    ),
-    [`${p}/outcome_mismatch_rate`]: rate(known('outcome').filter((d) => d.outcome === 'mismatch').length, known('outcome').length),
-    [`${p}/distinct_think_ratio`]: distinctThinkRatio,
-    [`${p}/template_rate`]: rate(turns.filter((d) => d.template).length, turns.length),
-    [`${p}/reasoning_free_success_rate`]: rate(flags.filter((f) => f.includes('reasoning_free_success')).length, successes),
-  };
+  const tally = trajs.reduce((sum, t, i) => addTallies(sum, trajectoryTally(t, flags[i])), EMPTY_TALLY);
+  return tallyMetrics(tally, distinctThinkRatio, prefix);
 }
