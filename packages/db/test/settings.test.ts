@@ -3,12 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { defaultSweepMs, loadDbSettings, sweepTimings } from '../src/settings.js';
 
 describe('database settings', () => {
-  it('default the timeouts and read MODEL_ROOTS as absolute folders, ignoring relative ones', () => {
-    expect(loadDbSettings({})).toEqual({ queryTimeoutMs: 30_000, connectTimeoutMs: 10_000, idleInTransactionMs: 10_000, modelRoots: [] });
+  it('default the timeouts and read MODEL_ROOTS and ENV_ROOTS as absolute folders, ignoring relative ones', () => {
+    expect(loadDbSettings({})).toEqual({
+      queryTimeoutMs: 30_000,
+      connectTimeoutMs: 10_000,
+      idleInTransactionMs: 10_000,
+      modelRoots: [],
+      envRoots: [],
+    });
     const roots = ['/srv/models', 'relative/models', '/srv/other/../shared'].join(path.delimiter);
-    expect(loadDbSettings({ MODEL_ROOTS: roots, DB_QUERY_TIMEOUT_MS: '4000' })).toMatchObject({
+    expect(loadDbSettings({ MODEL_ROOTS: roots, ENV_ROOTS: roots, DB_QUERY_TIMEOUT_MS: '4000' })).toMatchObject({
       queryTimeoutMs: 4000,
       modelRoots: ['/srv/models', '/srv/shared'],
+      envRoots: ['/srv/models', '/srv/shared'],
     });
   });
 
