@@ -13,6 +13,7 @@ import { CheckpointArchiveController } from './checkpoint-archive.controller.js'
 import { DocsController } from './docs.controller.js';
 import { DurationEstimateController } from './duration-estimate.controller.js';
 import { EnvsController } from './envs.controller.js';
+import { EnvRegistrationsService } from './env-registrations.service.js';
 import { EventsGateway } from './events/events.gateway.js';
 import { PgListener } from './events/pg-listener.js';
 import { HealthController } from './health.controller.js';
@@ -96,6 +97,7 @@ export class AppModule {
         EventsGateway,
         SweeperService,
         EnvPreviewService,
+        EnvRegistrationsService,
       ],
     };
   }
