@@ -344,6 +344,12 @@ export const runConfigSchema = runConfigInput
     const resets = Math.max(c.rollout.envGroups, Math.min(c.rollout.validation.size, 64));
     const generation = c.env.remote ? null : getEnvDefinition(c.env.name).rolloutGenerationIssue?.(c.env.config as never, resets);
     if (generation) ctx.addIssue({ code: 'custom', path: ['env', 'config', ...generation.path], message: generation.message });
+    if (c.env.remote && c.algorithm.turnCredit === 'action')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['algorithm', 'turnCredit'],
+        message: 'action needs the action names of a built-in environment; use sum or weakest with env.remote',
+      });
     if (['grpo', 'gigpo'].includes(c.algorithm.advEstimator) && c.rollout.groupSize < 2) {
       ctx.addIssue({
         code: 'custom',

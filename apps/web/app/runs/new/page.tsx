@@ -40,7 +40,10 @@ function NewRunForm() {
   // built-in ones and the team's registered ones a worker has described
   const loadedEnvs = useEnvs().data;
   const envs = useMemo(() => (loadedEnvs ?? []).filter((e) => e.source === 'builtin' || e.registration?.status === 'ready'), [loadedEnvs]);
-  const registered = useMemo(() => Object.fromEntries(envs.flatMap((e) => (e.registration ? [[e.name, e.registration.endpoint]] : []))), [envs]);
+  const registered = useMemo(
+    () => Object.fromEntries(envs.flatMap((e) => (e.registration ? [[e.name, e.registration.endpoint]] : []))),
+    [envs],
+  );
   const schema = useMemo(() => newRunSchemaFor(registered), [registered]);
   const source = useRun(from);
   const createRun = useCreateRun();

@@ -58,15 +58,17 @@ export default function EnvSettingsPage() {
       <section className="panel" aria-labelledby="envs-h">
         <h2 id="envs-h">Registered environments</h2>
         <p className="muted">
-          An environment in any language, served through the environment protocol (docs/environments.md). A worker fetches its
-          description; once it is ready, runs choose it in New run like a built-in one.
+          An environment in any language, served through the environment protocol (docs/environments.md). A worker fetches its description;
+          once it is ready, runs choose it in New run like a built-in one.
         </p>
         {error ? (
           <p className="error" role="alert" data-testid="envs-error">
             {error}
           </p>
         ) : null}
-        {registered.length ? <EnvTable envs={registered} remove={refusal ? null : (name) => run(() => deleteEnv.mutateAsync(name))} /> : null}
+        {registered.length ? (
+          <EnvTable envs={registered} remove={refusal ? null : (name) => run(() => deleteEnv.mutateAsync(name))} />
+        ) : null}
         {!registered.length ? <p className="muted">No registered environments yet.</p> : null}
       </section>
       {refusal ? (
