@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPath, pageFetch, ROOT, startStackAndBrowser, stopStackAndBrowser, type Started } from './helpers.js';
+import { chromiumPath, ROOT, signedInStack, stopStackAndBrowser, type Started } from './helpers.js';
 
 const exe = chromiumPath();
 const python = spawnSync('python3', ['--version']).status === 0;
@@ -34,13 +34,10 @@ describe.skipIf(!exe || !python)(
     let sys: Started;
     let browser: Browser;
     let page: Page;
-    const api = async (method: string, p: string, body?: unknown) => (await pageFetch(page, method, sys.apiUrl + p, body)).body as never;
+    let api: (method: string, p: string, body?: unknown) => Promise<never>;
 
     beforeAll(async () => {
-      ({ sys, browser } = await startStackAndBrowser(tmp, { WORKER_POLL_MS: '300', ENV_ROOTS: PYTHON_CLIENT }));
-      page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      await page.goto(sys.webUrl);
-      await api('POST', '/api/auth/signup', { email: 'lake@lab.test', password: 'correct horse', name: 'Lake', teamName: 'lab' });
+      ({ sys, browser, page, api } = await signedInStack(tmp, { WORKER_POLL_MS: '300', ENV_ROOTS: PYTHON_CLIENT }, 'lake@lab.test'));
     });
     afterAll(() => stopStackAndBrowser(sys, browser, tmp));
 
