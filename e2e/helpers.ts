@@ -131,3 +131,17 @@ export function pageFetch(page: Page, method: string, url: string, body?: unknow
     [method, url, body] as const,
   );
 }
+
+/** The whole stack and a browser page on its dashboard, signed in as the owner of a new team; `api` calls the API as that page. */
+export async function signedInStack(
+  tmp: string,
+  env: Record<string, string>,
+  email: string,
+): Promise<{ sys: Started; browser: Browser; page: Page; api: (method: string, p: string, body?: unknown) => Promise<never> }> {
+  const { sys, browser } = await startStackAndBrowser(tmp, env);
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const api = async (method: string, p: string, body?: unknown) => (await pageFetch(page, method, sys.apiUrl + p, body)).body as never;
+  await page.goto(sys.webUrl);
+  await api('POST', '/api/auth/signup', { email, password: 'correct horse', name: 'Owner', teamName: 'lab' });
+  return { sys, browser, page, api };
+}

@@ -14,6 +14,7 @@ import { CheckpointArchiveController } from './checkpoint-archive.controller.js'
 import { DocsController } from './docs.controller.js';
 import { DurationEstimateController } from './duration-estimate.controller.js';
 import { EnvsController } from './envs.controller.js';
+import { EnvRegistrationsService } from './env-registrations.service.js';
 import { EventsGateway } from './events/events.gateway.js';
 import { PgListener } from './events/pg-listener.js';
 import { HealthController } from './health.controller.js';
@@ -107,6 +108,7 @@ export class AppModule {
         EventsGateway,
         SweeperService,
         EnvPreviewService,
+        EnvRegistrationsService,
       ],
     };
   }

@@ -1,20 +1,34 @@
-import { BadRequestException, Controller, NotFoundException, Param } from '@nestjs/common';
+import { BadRequestException, Controller, Inject, NotFoundException, Param } from '@nestjs/common';
 import { Route, Valid, type Parsed } from './route.js';
-import { describeEnvs, toFieldErrors, type EnvInfo, ROUTES } from '@starpo/contracts';
+import { toFieldErrors, type EnvInfo, ROUTES } from '@starpo/contracts';
 import { listEnvs } from '@starpo/envs';
+import { CurrentActor, type Actor } from './auth/actor.js';
 import type { EnvPreview } from './env-preview/protocol.js';
 import { EnvPreviewService } from './env-preview/preview.service.js';
+import { EnvRegistrationsService } from './env-registrations.service.js';
 
 @Controller()
 export class EnvsController {
-  private readonly infos = describeEnvs();
+  constructor(
+    private readonly previews: EnvPreviewService,
+    @Inject(EnvRegistrationsService) private readonly registrations: EnvRegistrationsService,
+  ) {}
 
-  constructor(private readonly previews: EnvPreviewService) {}
-
-  /** Environments with their config JSON Schemas and defaults. */
+  /** The built-in environments and the team's registered ones, with their config JSON Schemas and defaults. */
   @Route(ROUTES.envs)
-  list(): EnvInfo[] {
-    return this.infos;
+  list(@CurrentActor() a: Actor): Promise<EnvInfo[]> {
+    return this.registrations.list(a);
+  }
+
+  /** 201 with status pending: a worker, never the API, fetches its description. */
+  @Route(ROUTES.registerEnv)
+  register(@CurrentActor() a: Actor, @Valid('body') body: Parsed<typeof ROUTES.registerEnv, 'body'>): Promise<EnvInfo> {
+    return this.registrations.register(a, body);
+  }
+
+  @Route(ROUTES.deleteEnv)
+  remove(@CurrentActor() a: Actor, @Param('name') name: string): Promise<void> {
+    return this.registrations.remove(a, name);
   }
 
   /** Initial state of an environment for a seed: observation, instructions, actions and snapshot. */

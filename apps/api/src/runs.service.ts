@@ -21,6 +21,7 @@ import {
   type PruneResult,
   type Page,
   type RunConfig,
+  type RunConfigOverrides,
   type RunDetail,
   type RunProgress,
   type RunOwnerAction,
@@ -61,6 +62,7 @@ import {
   type RunQueue,
 } from '@starpo/db';
 import type { Actor } from './auth/actor.js';
+import { EnvRegistrationsService } from './env-registrations.service.js';
 import { externalRunColumns } from './external-run.js';
 import { DB, QUEUE, SETTINGS, type ApiSettings } from './di-tokens.js';
 import { isUuid } from './validation.js';
@@ -74,6 +76,7 @@ export class RunsService {
     @Inject(DB) private readonly db: Db,
     @Inject(QUEUE) private readonly queue: RunQueue,
     @Inject(SETTINGS) private readonly settings: ApiSettings,
+    @Inject(EnvRegistrationsService) private readonly envRegistrations: EnvRegistrationsService,
   ) {}
 
   /**
@@ -85,7 +88,9 @@ export class RunsService {
       throw new ValidationError([{ path: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
     }
     // An external run keeps the config its trainer sent, whatever its shape; only ours are built from presets.
-    const config = req.external ? null : buildRunConfig(req.preset, (req.config ?? {}) as never);
+    const config = req.external
+      ? null
+      : buildRunConfig(req.preset, await this.envRegistrations.resolve(actor, (req.config ?? {}) as RunConfigOverrides));
     if (config) await this.checkModelBase(actor, config);
     const columns = config ? configColumns(config) : externalRunColumns(req.config ?? {});
     const kind = req.external ? 'external' : 'train';

@@ -23,8 +23,14 @@ describe('API basics', () => {
     expect(res.body).toEqual({ status: 'ok', database: 'up', migrations: { applied: loadMigrations().length, pending: [] } });
   });
 
-  it('GET /api/envs lists the environments with JSON Schemas', async () => {
-    const res = await request(app.getHttpServer()).get('/api/envs').expect(200);
+  it('GET /api/envs lists the environments with JSON Schemas, to a signed-in caller (a team may have its own)', async () => {
+    await request(app.getHttpServer()).get('/api/envs').expect(401);
+    const signup = await request(app.getHttpServer())
+      .post('/api/auth/signup')
+      .send({ email: 'envs@lab.test', password: 'correct horse', name: 'Envs', teamName: 'lab' })
+      .expect(201);
+    const cookie = String(signup.headers['set-cookie']?.[0] ?? '').split(';')[0]!;
+    const res = await request(app.getHttpServer()).get('/api/envs').set('Cookie', cookie).expect(200);
     expect(res.body.map((e: { name: string }) => e.name)).toEqual(['sokoban', 'frozenlake', 'bandit', 'countdown']);
     expect(res.body[0].configSchema.properties.numBoxes).toMatchObject({ type: 'integer', default: 1 });
   });

@@ -41,7 +41,7 @@ export function Board({ snapshot, testId, compact = false }: { snapshot: EnvSnap
     // an environment served through the protocol: its own drawing, with its legend
     return (
       <div className="panel" data-testid={testId}>
-        <pre>{snapshot.text}</pre>
+        <pre data-testid={testId ? `${testId}-text` : undefined}>{snapshot.text}</pre>
         {!compact && snapshot.legend ? <div className="muted">{snapshot.legend}</div> : null}
       </div>
     );

@@ -1,7 +1,7 @@
 'use client';
 import { usePathname } from 'next/navigation';
 
-/** The two settings pages: the team (members, invites) and the signed-in user's own (API tokens). */
+/** The settings pages: the team (members, invites), its registered environments, and the signed-in user's own (API tokens). */
 export function SettingsNav() {
   const path = usePathname();
   const link = (href: string, label: string) => (
@@ -13,6 +13,7 @@ export function SettingsNav() {
     <nav className="toolbar" aria-label="settings">
       <h1>Settings</h1>
       {link('/settings', 'Team')}
+      {link('/settings/envs', 'Environments')}
       {link('/settings/tokens', 'API tokens')}
     </nav>
   );

@@ -1,8 +1,11 @@
 import {
   buildRunConfig,
   createRunSchema,
+  registeredEnvName,
   ValidationError,
+  withEnvEndpoint,
   type CreateRunRequest,
+  type EnvEndpoint,
   type RunConfig,
   type RunConfigOverrides,
 } from '@starpo/contracts';
@@ -137,7 +140,20 @@ const NAME_OF_SPACES = 'Must contain more than spaces; leave it empty for a gene
  * the preset and overrides make (validated by runConfigSchema through buildRunConfig) and the request's
  * name, tags and notes (validated by createRunSchema, the API's own schema).
  */
-export function readNewRun(v: NewRunValues): NewRunRequest {
+/** The team's ready registered environments by name, with where each is served. */
+export type RegisteredEndpoints = Readonly<Record<string, EnvEndpoint>>;
+
+/**
+ * The overrides as the API will launch them: a registered environment's address in `env.remote`
+ * (the API writes it in from its own record; the form only checks the config with it).
+ */
+export function withRegisteredEnv(overrides: RunConfigOverrides, registered: RegisteredEndpoints): RunConfigOverrides {
+  const name = registeredEnvName(overrides);
+  const endpoint = name ? registered[name] : undefined;
+  return endpoint ? withEnvEndpoint(overrides, endpoint) : overrides;
+}
+
+export function readNewRun(v: NewRunValues, registered: RegisteredEndpoints = {}): NewRunRequest {
   const errors: Record<string, string> = {};
   // a name of spaces only: the API refuses it, so the browser does too (empty means "generate one")
   if (v.name !== '' && v.name.trim() === '') errors.name = NAME_OF_SPACES;
@@ -168,7 +184,7 @@ export function readNewRun(v: NewRunValues): NewRunRequest {
   }
   let config: RunConfig | undefined;
   try {
-    config = buildRunConfig(v.preset || undefined, overrides as RunConfigOverrides);
+    config = buildRunConfig(v.preset || undefined, withRegisteredEnv(overrides as RunConfigOverrides, registered));
   } catch (e) {
     if (e instanceof ValidationError) for (const f of e.fields) errors[f.path] ??= f.message;
     else errors.overrides ??= (e as Error).message;
@@ -180,7 +196,8 @@ export function readNewRun(v: NewRunValues): NewRunRequest {
  * The form's schema for react-hook-form's zodResolver: the values as typed, and every error of
  * readNewRun at its path (a training field's at the field, an overrides setting's at its own path).
  */
-export const newRunSchema = newRunFields.superRefine((v, ctx) => {
-  for (const [path, message] of Object.entries(readNewRun(v).errors))
-    ctx.addIssue({ code: 'custom', path: (path || 'overrides').split('.'), message });
-});
+export const newRunSchemaFor = (registered: RegisteredEndpoints) =>
+  newRunFields.superRefine((v, ctx) => {
+    for (const [path, message] of Object.entries(readNewRun(v, registered).errors))
+      ctx.addIssue({ code: 'custom', path: (path || 'overrides').split('.'), message });
+  });

@@ -36,7 +36,7 @@ import { chartMetricsQuery } from './compare';
 import { applyMetricEvents, lastStep } from './live-series';
 
 /** How often the pages that show changing state ask again (the socket brings the rest). */
-export const POLL_MS = { runs: 3000, run: 10_000, workers: 5000 } as const;
+export const POLL_MS = { runs: 3000, run: 10_000, workers: 5000, envs: 2000 } as const;
 
 /** Query keys: a run's own queries sit under ['run', id], so one invalidation reaches them all. */
 export const queryKeys = {
@@ -293,10 +293,17 @@ export function useBaseModels() {
   return useGetQuery(queryKeys.baseModels, ROUTES.baseModels, {});
 }
 
-/** The environments the API can train, with their config schemas. */
-export function useEnvs() {
-  return useGetQuery(queryKeys.envs, ROUTES.envs, {});
+/** The environments the API can train (built-in, then the team's registered ones), with their config schemas; `poll` while a registration waits for a worker. */
+export function useEnvs(poll = false) {
+  return useGetQuery(queryKeys.envs, ROUTES.envs, {}, poll ? { refetchInterval: POLL_MS.envs } : {});
 }
+
+export const useRegisterEnv = () =>
+  useListMutation<BodyOf<typeof ROUTES.registerEnv>, ResponseOf<typeof ROUTES.registerEnv>>(
+    (api, body) => api(ROUTES.registerEnv, { body }),
+    queryKeys.envs,
+  );
+export const useDeleteEnv = () => useListMutation<string>((api, name) => api(ROUTES.deleteEnv, { params: { name } }), queryKeys.envs);
 
 /** How long a run of the preset takes a token, measured where the deployment has measured it; null skips it (no preset). */
 export function useDurationEstimate(preset: PresetName | null, base: string | undefined) {

@@ -9,6 +9,7 @@ const ROUTE_OF = {
   clone: ROUTES.cloneRun,
   delete: ROUTES.deleteRun,
   manageTeam: ROUTES.createInvite,
+  registerEnv: ROUTES.registerEnv,
   // mark the reasoning checker's flags right or wrong
   judge: ROUTES.markClaim,
 } as const;

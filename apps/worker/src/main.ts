@@ -3,6 +3,7 @@ import { settingsOrExit } from '@starpo/contracts';
 import { createDb, releaseRun, RunQueue, startSweeper, takeNextRun } from '@starpo/db';
 import { initBackend } from '@starpo/trainer';
 import { WORKER_SHUTDOWN } from './db-sink.js';
+import { startEnvDescriber } from './env-describer.js';
 import { executeRun, LEASE_LOST } from './execute.js';
 import { registerWorker, startHeartbeat } from './registration.js';
 import { workerProcessSettings } from './settings.js';
@@ -34,6 +35,8 @@ const sweeper = startSweeper(db, {
     if (r.cancelled.length) console.log(`cancelled runs without a heartbeat whose cancel was requested: ${r.cancelled.join(', ')}`);
   },
 });
+// registered environments are described here, never by the API: a worker is the only process that reaches them
+const stopDescriber = startEnvDescriber(db, pollMs, (m) => console.log(m));
 console.log(`worker ${me.name} registered (${me.id}); waiting for runs`);
 
 const withTimeout = <T>(p: Promise<T>, ms: number) =>
@@ -98,6 +101,7 @@ while (!stopping) {
 }
 current = null;
 stopHeartbeat();
+stopDescriber();
 sweeper.stop();
 await withTimeout(db.worker.update({ where: { id: me.id }, data: { status: 'offline', currentRunId: null } }), 3000).catch(() => {});
 await withTimeout(queue.stop(), 3000).catch(() => {});

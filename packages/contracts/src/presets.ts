@@ -121,7 +121,10 @@ export function presetOverrides(preset: PresetName, overrides: RunConfigOverride
   // the environment's shipped base unless the caller names one; its pretraining settings under the preset's
   const base = overrides.model?.base ?? p.overrides.model?.base ?? defaultBase(envName);
   const baseEnv = shippedBase(base)?.env === envName ? shippedBase(base)!.envConfig : undefined;
-  return merge(p.overrides, { model: { base }, env: { name: envName, config: { ...baseEnv, ...envConfig } } });
+  // an environment served through the protocol names no actions ahead of its episodes: credit per turn, not per action word
+  const credit =
+    overrides.env?.remote && p.overrides.algorithm?.turnCredit === 'action' ? { algorithm: { turnCredit: 'sum' as const } } : {};
+  return merge(p.overrides, credit, { model: { base }, env: { name: envName, config: { ...baseEnv, ...envConfig } } });
 }
 
 export function isPresetName(name: string): name is PresetName {

@@ -34,7 +34,7 @@ import {
   pruneRunSchema,
 } from './api.js';
 import { durationEstimateQuerySchema, durationEstimateSchema } from './duration-estimate.js';
-import { envInfoSchema } from './envs-info.js';
+import { envInfoSchema, registerEnvSchema } from './envs-info.js';
 import { runMetricColumnsSchema } from './metric-columns.js';
 import {
   baseModelInfoSchema,
@@ -116,10 +116,31 @@ export const ROUTES = {
     ...ok,
     method: 'GET',
     path: '/api/envs',
-    role: 'public',
-    tag: 'system',
-    summary: 'Environments with config JSON Schemas',
+    tag: 'environments',
+    summary: "Environments with config JSON Schemas: the built-in ones and the team's registered ones",
     response: z.array(envInfoSchema),
+  }),
+  registerEnv: route({
+    method: 'POST',
+    path: '/api/envs',
+    role: 'member',
+    status: 201,
+    tag: 'environments',
+    summary: 'Register an environment served through the protocol; a worker fetches its description',
+    body: registerEnvSchema,
+    response: envInfoSchema,
+    errors: {
+      400: 'A field is wrong, or `cwd` is not a folder under ENV_ROOTS (named in `details`)',
+      409: 'The team has an environment of that name, or a built-in one has it',
+    },
+  }),
+  deleteEnv: route({
+    method: 'DELETE',
+    path: '/api/envs/:name',
+    role: 'member',
+    status: 204,
+    tag: 'environments',
+    summary: 'Remove a registered environment (runs keep the address they started with)',
   }),
   envPreview: route({
     ...ok,

@@ -5,24 +5,37 @@ import { starpoTinyRefusal } from './bases.js';
 /** Rollout limits of an environment served elsewhere when the run sets none: the schema's maxima, cut to its own by the trainer. */
 export const REMOTE_ROLLOUT_LIMITS = { maxTurns: 50, maxActionsPerTurn: 50, maxActionsPerTraj: 500 } as const;
 
+/** Where an environment served through the protocol is: a URL, or a command and the folder it runs in. */
+export const remoteEndpointShape = {
+  url: z
+    .url({ protocol: /^https?$/, hostname: z.regexes.hostname })
+    .max(2000)
+    .optional()
+    .describe('Address of a server speaking the protocol, e.g. http://127.0.0.1:8765'),
+  command: z
+    .array(z.string().min(1).max(1000))
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('Program and arguments that start a server; it must listen on the port in STARPO_ENV_PORT'),
+  cwd: z.string().min(1).max(1000).optional().describe('Absolute folder the command runs in: under ENV_ROOTS on a worker'),
+};
+
+/** Exactly one of url and command, a command with an absolute cwd. */
+export function checkRemoteEndpoint(r: { url?: string; command?: string[]; cwd?: string }, ctx: z.RefinementCtx): void {
+  if ((r.url === undefined) === (r.command === undefined))
+    ctx.addIssue({ code: 'custom', path: ['url'], message: 'give either url or command (with cwd)' });
+  if (r.command && !(r.cwd && /^(\/|[A-Za-z]:[\\/])/.test(r.cwd)))
+    ctx.addIssue({ code: 'custom', path: ['cwd'], message: 'a command needs an absolute cwd' });
+}
+
 /**
  * An environment served through the protocol (docs/environments.md): at a URL, or started by a command
  * in a folder under the deployment's ENV_ROOTS. Only workers ever reach it.
  */
 export const remoteEnvSchema = z
   .object({
-    url: z
-      .url({ protocol: /^https?$/, hostname: z.regexes.hostname })
-      .max(2000)
-      .optional()
-      .describe('Address of a server speaking the protocol, e.g. http://127.0.0.1:8765'),
-    command: z
-      .array(z.string().min(1).max(1000))
-      .min(1)
-      .max(64)
-      .optional()
-      .describe('Program and arguments that start a server; it must listen on the port in STARPO_ENV_PORT'),
-    cwd: z.string().min(1).max(1000).optional().describe('Absolute folder the command runs in: under ENV_ROOTS on a worker'),
+    ...remoteEndpointShape,
     timeoutMs: z.number().int().min(100).max(600_000).default(30_000).describe('Each call to the environment gives up after this long'),
     retries: z.number().int().min(0).max(10).default(2).describe('Further tries of a call that is safe to repeat'),
     onError: z
@@ -32,12 +45,7 @@ export const remoteEnvSchema = z
     concurrency: z.number().int().min(1).max(256).default(16).describe('Calls in flight at once'),
   })
   .strict()
-  .superRefine((r, ctx) => {
-    if ((r.url === undefined) === (r.command === undefined))
-      ctx.addIssue({ code: 'custom', path: ['url'], message: 'give either url or command (with cwd)' });
-    if (r.command && !(r.cwd && /^(\/|[A-Za-z]:[\\/])/.test(r.cwd)))
-      ctx.addIssue({ code: 'custom', path: ['cwd'], message: 'a command needs an absolute cwd' });
-  });
+  .superRefine(checkRemoteEndpoint);
 export type RemoteEnvConfig = z.output<typeof remoteEnvSchema>;
 
 /**
@@ -336,6 +344,12 @@ export const runConfigSchema = runConfigInput
     const resets = Math.max(c.rollout.envGroups, Math.min(c.rollout.validation.size, 64));
     const generation = c.env.remote ? null : getEnvDefinition(c.env.name).rolloutGenerationIssue?.(c.env.config as never, resets);
     if (generation) ctx.addIssue({ code: 'custom', path: ['env', 'config', ...generation.path], message: generation.message });
+    if (c.env.remote && c.algorithm.turnCredit === 'action')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['algorithm', 'turnCredit'],
+        message: 'action needs the action names of a built-in environment; use sum or weakest with env.remote',
+      });
     if (['grpo', 'gigpo'].includes(c.algorithm.advEstimator) && c.rollout.groupSize < 2) {
       ctx.addIssue({
         code: 'custom',

@@ -227,3 +227,17 @@ describe('helpers', () => {
     expect(sok.defaults).toMatchObject({ numBoxes: 1 });
   });
 });
+
+describe('an environment served through the protocol', () => {
+  const remote = { url: 'http://127.0.0.1:8765' };
+  it('takes quick-cpu with credit per turn: it names no actions ahead of its episodes', () => {
+    expect(buildRunConfig('quick-cpu', { env: { name: 'lake-py', remote } }).algorithm.turnCredit).toBe('sum');
+    expect(buildRunConfig('quick-cpu', { env: { name: 'frozenlake' } }).algorithm.turnCredit).toBe('action');
+  });
+
+  it('refuses credit per action word, naming the field', () => {
+    expect(() => buildRunConfig('quick-cpu', { env: { name: 'lake-py', remote }, algorithm: { turnCredit: 'action' } })).toThrow(
+      'algorithm.turnCredit: action needs the action names of a built-in environment; use sum or weakest with env.remote',
+    );
+  });
+});

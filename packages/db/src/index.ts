@@ -9,6 +9,7 @@ export * from './queries/runs.js';
 export * from './queries/run-metric-sort.js';
 export * from './queries/workers.js';
 export * from './queries/base-models.js';
+export * from './queries/environments.js';
 export * from './run-state.js';
 export * from './queries/leases.js';
 export * from './queries/trajectories.js';

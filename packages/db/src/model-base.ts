@@ -23,6 +23,17 @@ const within = (root: string, p: string) => {
 };
 
 /**
+ * The absolute folder `p` names, `..` folded away, when its text lies under one of `roots`, else null.
+ * No file is touched: the API's check (model.base, a registered environment's cwd); a worker checks
+ * the real path again before it loads or runs anything (realFolderUnderRoots).
+ */
+export function folderUnderRoots(p: string, roots: readonly string[]): string | null {
+  if (!path.isAbsolute(p)) return null;
+  const dir = path.resolve(p);
+  return roots.some((r) => within(r, dir)) ? dir : null;
+}
+
+/**
  * What `model.base` names for this team, or null when it may not be loaded. Decided from the
  * name, the database and the text of the path alone: no file is touched (the launch check).
  */
@@ -30,8 +41,8 @@ export async function classifyModelBase(db: Db, teamId: string, base: string, ro
   if (base.startsWith('starpo-tiny/')) return starpoTinyRefusal(base) ? null : { kind: 'scratch' };
   if (shippedBase(base)) return { kind: 'shipped' };
   if (path.isAbsolute(base)) {
-    const dir = path.resolve(base); // `..` folded away before the root check
-    return roots.some((r) => within(r, dir)) ? { kind: 'folder', dir } : null;
+    const dir = folderUnderRoots(base, roots);
+    return dir ? { kind: 'folder', dir } : null;
   }
   const stored = await db.baseModel.findFirst({ where: { OR: [{ teamId }, { teamId: null }], name: base }, select: { id: true } });
   return stored ? { kind: 'stored' } : null;

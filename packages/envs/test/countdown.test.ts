@@ -85,8 +85,11 @@ describe('Countdown through the protocol', () => {
       formatOk: true,
       answerActions: parsed.validActions,
     } as never);
-    // no checker knows this state: nothing is checked, so nothing is contradicted
+    // no checker knows this state: its claims are listed as not checkable, and nothing is contradicted
     expect(d).toMatchObject({ checkable: 0, contradicted: 0 });
+    expect(d.claims.map((c) => [c.text, c.verdict, c.reason])).toEqual([
+      ['The player is at (1, 1)', 'uncheckable', 'not checkable: countdown has no checker'],
+    ]);
     expect(getEnvDefinition('countdown').rolloutDefaults.maxTurns).toBe(1);
   });
 });

@@ -12,3 +12,4 @@ export { diagnoseBatch, diagnoseStoredBatch, diagnoseStoredRows, type StoredTraj
 export { ComputePool } from './parallel/pool.js';
 export { startPool } from './parallel/start.js';
 export { trainerVars, trainerSettings, loadTrainerSettings, type TrainerSettings } from './settings.js';
+export { describeEnvAt, type EnvEndpoint } from './envs/describe.js';

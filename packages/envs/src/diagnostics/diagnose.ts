@@ -177,6 +177,28 @@ function flipsUnderOtherConvention(w: World, c: Claim, opts: VerifyOptions): boo
   return readings.some((cell) => verifyClaim(w, { ...c, cell } as Claim, opts).verdict === 'supported');
 }
 
+/** What a result says of its claim, before any verdict. */
+const claimBase = (c: Claim, think: string) => ({
+  kind: c.kind,
+  pattern: claimPattern(c),
+  text: think.slice(c.span[0], c.span[1]),
+  span: c.span,
+  negated: c.negated,
+  ...(c.rule ? { rule: c.rule } : {}),
+});
+
+/**
+ * An environment with no checker here (served through the protocol): the claims a grid's grammar
+ * finds, each not checkable. Which grid's words hardly matter, since none is checked.
+ */
+function withoutChecker(think: string, name: string): ClaimResult[] {
+  return extractClaims(think, 'frozenlake').claims.map((c) => ({
+    ...claimBase(c, think),
+    verdict: 'uncheckable' as const,
+    reason: `not checkable: ${name} has no checker`,
+  }));
+}
+
 const wordCount = (s: string) => (s.match(/[\p{L}\p{N}]+/gu) ?? []).length;
 
 /** Every check of one turn. `template` is filled in by `markTemplates` across a step. */
@@ -195,14 +217,7 @@ export function diagnoseTurn(input: TurnInput, options: DiagnoseOptions = {}): T
         // the text speaks of axes or indexing without saying how: a verdict that another reading flips is not checkable
         if (checked.verdict === 'contradicted' && convention.unclear && hasCoordinates(c) && flipsUnderOtherConvention(world, c, opts))
           checked = { verdict: 'uncheckable', evidence: 'unclear coordinate convention: another reading makes it true' };
-        const base = {
-          kind: c.kind,
-          pattern: claimPattern(c),
-          text: think.slice(c.span[0], c.span[1]),
-          span: c.span,
-          negated: c.negated,
-          ...(c.rule ? { rule: c.rule } : {}),
-        };
+        const base = claimBase(c, think);
         // a fragment is never contradicted, and a plan's direction words are moves, not places
         const unreadable = garbledReason(base.text) ?? (c.kind === 'relation' && isPlanSentence(base.text) ? 'a plan lists moves' : null);
         if (unreadable) return { ...base, verdict: 'uncheckable' as const, reason: `not checkable: ${unreadable}` };
@@ -220,7 +235,9 @@ export function diagnoseTurn(input: TurnInput, options: DiagnoseOptions = {}): T
           ...(trust?.trusted ? { precision: trust.precision, precisionFlags: trust.flags } : {}),
         };
       })
-    : [];
+    : input.before?.env === 'text'
+      ? withoutChecker(think, input.before.name)
+      : [];
   const ta = input.formatOk ? thinkAnswer(decisions, answer, paths) : { verdict: 'unknown' as const };
   const oc = input.formatOk
     ? outcomeCheck(

@@ -8,7 +8,8 @@ import { z } from '../zod.js';
  */
 export const ENV_PROTOCOL_VERSION = 1;
 
-const name = z
+/** An environment's name: the protocol's, and a team's registered environments' (POST /api/envs). */
+export const envNameSchema = z
   .string()
   .regex(/^[a-z][a-z0-9-]{0,39}$/, 'must be lowercase letters, digits and dashes, starting with a letter (at most 40)');
 
@@ -18,7 +19,7 @@ const limit = (max: number) => z.number().int().min(1).max(max);
 export const envDescriptionSchema = z
   .object({
     protocol: z.literal(ENV_PROTOCOL_VERSION).describe('Protocol version the environment speaks'),
-    name: name.describe('Environment name, e.g. frozenlake-gym'),
+    name: envNameSchema.describe('Environment name, e.g. frozenlake-gym'),
     title: z.string().min(1).max(80).optional(),
     description: z.string().max(2000).default(''),
     instructions: z.string().max(8000).describe('Task description for the system prompt'),

@@ -17,9 +17,10 @@ import {
   FIELDED,
   FIELDS,
   jsonBase,
-  newRunSchema,
+  newRunSchemaFor,
   readNewRun,
   withJsonBase,
+  withRegisteredEnv,
   type NewRunValues,
 } from '../../../lib/new-run-form';
 import { getPath } from '../../../lib/paths';
@@ -35,14 +36,21 @@ function NewRunForm() {
   useTitle(from ? 'Clone run' : 'New run');
   const loadedBases = useBaseModels().data;
   const bases = loadedBases?.length ? loadedBases : [{ name: SCRATCH_BASE, source: 'builtin' }];
-  // the environments the API can train (until they arrive, the current one is the only choice)
-  const envs = useEnvs().data ?? [];
+  // the environments the API can train (until they arrive, the current one is the only choice): the
+  // built-in ones and the team's registered ones a worker has described
+  const loadedEnvs = useEnvs().data;
+  const envs = useMemo(() => (loadedEnvs ?? []).filter((e) => e.source === 'builtin' || e.registration?.status === 'ready'), [loadedEnvs]);
+  const registered = useMemo(
+    () => Object.fromEntries(envs.flatMap((e) => (e.registration ? [[e.name, e.registration.endpoint]] : []))),
+    [envs],
+  );
+  const schema = useMemo(() => newRunSchemaFor(registered), [registered]);
   const source = useRun(from);
   const createRun = useCreateRun();
   const [message, setMessage] = useState('');
   const [seed, setSeed] = useState(0);
   const { register, watch, reset, setValue, getValues, setError, trigger, handleSubmit, formState } = useForm<NewRunValues>({
-    resolver: zodResolver(newRunSchema),
+    resolver: zodResolver(schema),
     defaultValues: EMPTY_NEW_RUN,
   });
   const values = watch();
@@ -69,15 +77,17 @@ function NewRunForm() {
   }, [from, source.data, reset, trigger]);
 
   /** The overrides the form describes, and the full config they make (or the field errors). */
-  const built = useMemo(() => readNewRun(values), [values]);
+  const built = useMemo(() => readNewRun(values, registered), [values, registered]);
+  // the registered environments arrived: the chosen one's config is checked again with its address
+  useEffect(() => void trigger(), [schema, trigger]);
   /** The preset's values for this environment, for the hints: they do not depend on what is typed. */
   const defaults = useMemo(() => {
     try {
-      return buildRunConfig(values.preset || undefined, { env: { name: values.env } } as RunConfigOverrides);
+      return buildRunConfig(values.preset || undefined, withRegisteredEnv({ env: { name: values.env } } as RunConfigOverrides, registered));
     } catch {
       return undefined;
     }
-  }, [values.preset, values.env]);
+  }, [values.preset, values.env, registered]);
   const errors = flatErrors(formState.errors);
   const shown = Object.fromEntries(Object.entries(errors).map(([p, e]) => [p, humanError(e.message)]));
   /** Errors of paths with no field of their own (set through the overrides): listed under the form. */
@@ -94,7 +104,9 @@ function NewRunForm() {
   const overridesError =
     shown.overrides ?? (baseInJson !== undefined && shown['model.base'] ? `model.base: ${shown['model.base']}` : undefined);
 
-  const preview = useMemo((): { snapshot: EnvSnapshot } | { error: string } => {
+  const preview = useMemo((): { snapshot: EnvSnapshot } | { error: string } | { remote: true } => {
+    // a registered environment draws its own states, and only workers reach it
+    if (registered[values.env]) return { remote: true };
     try {
       const e = createEnv(values.env, (getPath(built.overrides, 'env.config') as Record<string, unknown>) ?? {});
       e.reset(seed);
@@ -107,13 +119,13 @@ function NewRunForm() {
         }`,
       };
     }
-  }, [values.env, seed, built]);
+  }, [values.env, seed, built, registered]);
 
   const submit = handleSubmit(async (v) => {
     setMessage('');
     const sent = edits.current;
     try {
-      const run = await createRun.mutateAsync(readNewRun(v).body!);
+      const run = await createRun.mutateAsync(readNewRun(v, registered).body!);
       router.push(`/runs/${run.id}`);
     } catch (err) {
       if (edits.current !== sent) return; // edited while the request was out: the answer is stale
@@ -256,7 +268,11 @@ function NewRunForm() {
           <Field label="Sample seed" hint="shows the initial state of this seed; the run's seed is above">
             <input type="number" name="sample-seed" value={seed} onChange={(e) => setSeed(Number(e.target.value) || 0)} />
           </Field>
-          {'error' in preview ? (
+          {'remote' in preview ? (
+            <p className="muted" data-testid="preview-remote">
+              {values.env} is a registered environment: only workers reach it, so its states appear in the run&apos;s replays.
+            </p>
+          ) : 'error' in preview ? (
             <p className="error" data-testid="preview-error">
               {preview.error}
             </p>
