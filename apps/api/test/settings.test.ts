@@ -22,6 +22,7 @@ describe('API settings', () => {
       shutdownMs: 10_000,
       dbQueryTimeoutMs: 4_000,
       dbConnectTimeoutMs: 2_000,
+      dbPoolSize: 20,
       workerStaleMs: 60_000,
       workerSweepMs: 15_000,
     });
