@@ -57,8 +57,8 @@ describe('re-computing a run’s reasoning diagnostics', () => {
       turns: [turn(think, answer)],
     });
     await insertTrajectories(db, run.id, [
-      traj(0, 'The box is above me. I will go left.', 'Left'),
-      traj(1, 'The box is below me. I will go left.', 'Left'),
+      traj(0, 'Box at (3, 2). Plan: Left.', 'Left'),
+      traj(1, 'Box at (4, 2). Plan: Left.', 'Left'),
       traj(2, 'Player at (4, 2). So I go up.', 'Left'),
     ]);
     const batches: number[] = [];
@@ -73,7 +73,7 @@ describe('re-computing a run’s reasoning diagnostics', () => {
       [false, ['think_answer_mismatch']],
     ]);
     const d = rows[1]!.turns[0]!.diagnostics as { claims: { verdict: string; evidence: string }[] };
-    expect(d.claims[0]).toMatchObject({ verdict: 'contradicted', evidence: 'box at (3, 2) is 1 up of the player at (4, 2)' });
+    expect(d.claims[0]).toMatchObject({ verdict: 'contradicted', evidence: 'box is at (3, 2), not (4, 2)' });
     // the index that serves "hallucinated trajectories of run X between steps a and b"
     expect(await db.trajectory.count({ where: { runId: run.id, hallucinated: true, step: { gte: 1, lte: 1 } } })).toBe(1);
 
