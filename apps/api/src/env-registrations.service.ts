@@ -35,7 +35,9 @@ export class EnvRegistrationsService {
   constructor(@Inject(DB) private readonly db: Db) {}
 
   /** The built-in environments, then the team's registered ones. */
-  async list(actor: Actor): Promise<EnvInfo[]> {
+  /** The built-ins, then the team's registered environments (none for a signed-out caller). */
+  async list(actor: Actor | null): Promise<EnvInfo[]> {
+    if (!actor) return this.builtins;
     return [...this.builtins, ...(await teamEnvironments(this.db, actor.teamId)).map(registeredEnvInfo)];
   }
 

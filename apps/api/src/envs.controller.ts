@@ -1,8 +1,11 @@
-import { BadRequestException, Controller, Inject, NotFoundException, Param } from '@nestjs/common';
+import { BadRequestException, Controller, Inject, NotFoundException, Param, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import { Route, Valid, type Parsed } from './route.js';
 import { toFieldErrors, type EnvInfo, ROUTES } from '@starpo/contracts';
 import { listEnvs } from '@starpo/envs';
 import { CurrentActor, type Actor } from './auth/actor.js';
+import { credentials } from './auth/auth.guard.js';
+import { AuthService } from './auth/auth.service.js';
 import type { EnvPreview } from './env-preview/protocol.js';
 import { EnvPreviewService } from './env-preview/preview.service.js';
 import { EnvRegistrationsService } from './env-registrations.service.js';
@@ -12,12 +15,17 @@ export class EnvsController {
   constructor(
     private readonly previews: EnvPreviewService,
     @Inject(EnvRegistrationsService) private readonly registrations: EnvRegistrationsService,
+    @Inject(AuthService) private readonly auth: AuthService,
   ) {}
 
-  /** The built-in environments and the team's registered ones, with their config JSON Schemas and defaults. */
+  /**
+   * The built-in environments with their config JSON Schemas and defaults (public: the environment
+   * gallery is open to visitors), and for a signed-in caller the team's registered ones.
+   */
   @Route(ROUTES.envs)
-  list(@CurrentActor() a: Actor): Promise<EnvInfo[]> {
-    return this.registrations.list(a);
+  async list(@Req() req: Request): Promise<EnvInfo[]> {
+    const { bearer, cookie } = credentials(req);
+    return this.registrations.list(await this.auth.resolve(bearer, cookie));
   }
 
   /** 201 with status pending: a worker, never the API, fetches its description. */

@@ -159,7 +159,9 @@ describe('registered environments', () => {
   });
 
   it('viewers list, members register and remove, and a team sees only its own', async () => {
-    await t.http.get('/api/envs').expect(401);
+    // signed out: the built-ins only (the environment gallery is public), never a team's registrations
+    const visitor = (await t.http.get('/api/envs').expect(200)).body as { name: string }[];
+    expect(visitor.map((e) => e.name)).toEqual(['sokoban', 'frozenlake', 'bandit', 'countdown']);
     expect((await list(viewer)).map((e) => e.name)).toEqual(expect.arrayContaining(['sokoban', 'frozenlake', 'bandit', 'countdown']));
     await register(viewer, { name: 'viewers', url: recorder.url }).expect(403);
     await register(member, { name: 'shared-name', url: recorder.url }).expect(201);

@@ -23,8 +23,9 @@ describe('API basics', () => {
     expect(res.body).toEqual({ status: 'ok', database: 'up', migrations: { applied: loadMigrations().length, pending: [] } });
   });
 
-  it('GET /api/envs lists the environments with JSON Schemas, to a signed-in caller (a team may have its own)', async () => {
-    await request(app.getHttpServer()).get('/api/envs').expect(401);
+  it('GET /api/envs lists the built-in environments with JSON Schemas to anyone, and a team its own to a signed-in caller', async () => {
+    const visitor = await request(app.getHttpServer()).get('/api/envs').expect(200);
+    expect(visitor.body.map((e: { name: string }) => e.name)).toEqual(['sokoban', 'frozenlake', 'bandit', 'countdown']);
     const signup = await request(app.getHttpServer())
       .post('/api/auth/signup')
       .send({ email: 'envs@lab.test', password: 'correct horse', name: 'Envs', teamName: 'lab' })

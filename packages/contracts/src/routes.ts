@@ -116,8 +116,9 @@ export const ROUTES = {
     ...ok,
     method: 'GET',
     path: '/api/envs',
+    role: 'public',
     tag: 'environments',
-    summary: "Environments with config JSON Schemas: the built-in ones and the team's registered ones",
+    summary: "Environments with config JSON Schemas: the built-in ones, and the team's registered ones for a signed-in caller",
     response: z.array(envInfoSchema),
   }),
   registerEnv: route({
