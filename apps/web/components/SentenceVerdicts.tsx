@@ -66,13 +66,14 @@ export function SentenceVerdicts({
         {sentences.map((s) => {
           const v = data?.find((x) => x.turn === turn && x.span[0] === s.span[0]);
           const text = think.slice(s.span[0], s.span[1]);
+          const precision = s.flagged ? flagPrecision(s.flagged, team.data) : '';
           return (
             <li key={s.span[0]} data-testid="verdict-row">
               <span className={s.flagged ? 'claim contradicted' : undefined}>{text}</span>{' '}
               {s.flagged ? (
                 <span className="muted">
                   flagged by rule {s.flagged.rule ?? '?'}
-                  {flagPrecision(s.flagged, team.data) ? `, ${flagPrecision(s.flagged, team.data)}` : ''}
+                  {precision ? `, ${precision}` : ''}
                 </span>
               ) : (
                 <span className="muted">not flagged</span>
