@@ -178,6 +178,30 @@ const algorithmSchema = z
       .describe(
         "turn_return: a turn whose answer departs from its think text's decision (the reasoning checks' think/answer mismatch) gets no positive credit on any token, action words included",
       ),
+    reasoningBonus: z
+      .object({
+        grounded: z
+          .number()
+          .min(0)
+          .max(10)
+          .default(0)
+          .describe(
+            "Added to a turn's reward when its think text makes a claim the reasoning checks can verify and none is contradicted. 0 = off",
+          ),
+        consistent: z
+          .number()
+          .min(0)
+          .max(10)
+          .default(0)
+          .describe(
+            "Added to a turn's reward when its answer follows the move its think text decided on (no think–answer mismatch). 0 = off",
+          ),
+      })
+      .strict()
+      .prefault({})
+      .describe(
+        "The product's reasoning checks as a reward: bonuses reach every estimator through the turn rewards and the trajectory score",
+      ),
     solverDistill: z
       .object({
         coef: z

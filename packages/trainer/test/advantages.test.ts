@@ -298,6 +298,36 @@ describe('turn_return', () => {
     // turn 1 is consistent: its credit stays (−1.3 on the words, −0.1 on the wall bump); turn 2's good moves are not paid
     expect(a).toEqual([-1.3, -0.1, -1.3, 0, 0, 0, 0]);
   });
+  it('reasoning bonus: a grounded turn and a consistent one earn their bonuses; a contradicted one and a claimless one do not', () => {
+    const diagnosed = (s: Sample) => {
+      s.traj.turns[0]!.diagnostics = { checkable: 2, contradicted: 0, thinkAnswer: 'consistent' } as never;
+      s.traj.turns[1]!.diagnostics = { checkable: 1, contradicted: 1, thinkAnswer: 'consistent' } as never;
+    };
+    // turn 1: grounded (+0.5) and consistent (+0.25); turn 2: contradicted, consistent only (+0.25)
+    expect(run({ highLevelGamma: 0, reasoningBonus: { grounded: 0.5, consistent: 0.25 } }, diagnosed)).toEqual([
+      1.65, 1.65, 1.65, 0, 11.15, 11.15, 0,
+    ]);
+    // a think text with no verifiable claim is not grounded
+    const claimless = (s: Sample) => (s.traj.turns[0]!.diagnostics = { checkable: 0, contradicted: 0, thinkAnswer: 'unknown' } as never);
+    expect(run({ highLevelGamma: 0, reasoningBonus: { grounded: 0.5 } }, claimless)[0]).toBe(0.9);
+    // off by default: the same turns, no bonus
+    expect(run({ highLevelGamma: 0 }, diagnosed)).toEqual([0.9, 0.9, 0.9, 0, 10.9, 10.9, 0]);
+  });
+  it('reasoning bonus joins the trajectory score that GRPO compares within a group', () => {
+    const grounded = (s: Sample) => (s.traj.turns[0]!.diagnostics = { checkable: 1, contradicted: 0, thinkAnswer: 'unknown' } as never);
+    const a = sample();
+    const b = sample();
+    grounded(a);
+    computeAdvantages(
+      [a, b],
+      buildRunConfig(undefined, {
+        algorithm: { advEstimator: 'grpo', grpoNormByStd: false, whitenAdvantages: false, reasoningBonus: { grounded: 1 } },
+      }),
+    );
+    // scores 12.8 and 11.8 in one group: ±0.5 on every trained token
+    expect(a.advantages[0]).toBeCloseTo(0.5);
+    expect(b.advantages[0]).toBeCloseTo(-0.5);
+  });
   it('action credit: an action word gets its own action reward, the rest of the reply its turn credit', () => {
     const s = sample();
     // turn 1 trains positions 0–2: one plan word for action 1 (the wall bump) at 1; turn 2 (4–5): answer words for actions 0 and 1

@@ -1,7 +1,25 @@
 import type { RunConfig } from '@starpo/contracts';
 import { maskedWhiten } from '../algo/advantages.js';
 import { ESTIMATORS, type EstimatorSample } from '../algo/estimators.js';
+import type { RolloutTurn } from '../rollout/types.js';
 import { turnEndPositions, turnOfPosition, type Sample } from './batch.js';
+
+type ReasoningBonus = RunConfig['algorithm']['reasoningBonus'];
+
+/**
+ * A turn's reasoning bonus (algorithm.reasoningBonus): the rollout's own reasoning checks as a reward.
+ * Grounded needs at least one verified claim, so a think text that claims nothing earns nothing.
+ */
+export function turnReasoningBonus(turn: RolloutTurn, b: ReasoningBonus): number {
+  const d = turn.diagnostics;
+  if (!d) return 0;
+  return (d.checkable > 0 && d.contradicted === 0 ? b.grounded : 0) + (d.thinkAnswer === 'consistent' ? b.consistent : 0);
+}
+
+/** Each turn's bonus, or null when the run gives none. */
+export function reasoningBonuses(s: Sample, b: ReasoningBonus): number[] | null {
+  return b.grounded > 0 || b.consistent > 0 ? s.traj.turns.map((t) => turnReasoningBonus(t, b)) : null;
+}
 
 /** Σ of the KL-in-reward terms over each turn's tokens (zeros without a KL in the reward). */
 function turnKl(s: Sample, turnOf: readonly number[]): number[] {
@@ -17,8 +35,9 @@ function turnKl(s: Sample, turnOf: readonly number[]): number[] {
  * read. A KL in the reward reaches every estimator: token rewards carry it per token, turn rewards and
  * turns as each turn's sum.
  */
-function estimatorSample(s: Sample): EstimatorSample {
+function estimatorSample(s: Sample, bonus: ReasoningBonus): EstimatorSample {
   const t = s.traj;
+  const perTurnBonus = reasoningBonuses(s, bonus);
   const once = <T>(make: () => T) => {
     let v: T | undefined;
     return () => (v ??= make());
@@ -26,7 +45,9 @@ function estimatorSample(s: Sample): EstimatorSample {
   const turnEnds = once(() => turnEndPositions(t));
   const turnOf = once(() => turnOfPosition(t));
   const kl = once(() => turnKl(s, turnOf()));
-  const turnRewards = once(() => (s.klRewards ? t.turnRewards.map((r, k) => r + kl()[k]!) : t.turnRewards));
+  const turnRewards = once(() =>
+    s.klRewards || perTurnBonus ? t.turnRewards.map((r, k) => r + (s.klRewards ? kl()[k]! : 0) + (perTurnBonus?.[k] ?? 0)) : t.turnRewards,
+  );
   const turns = once(() =>
     t.turns.map((x, k) => ({
       actionRewards: x.actionRewards,
@@ -38,8 +59,11 @@ function estimatorSample(s: Sample): EstimatorSample {
     })),
   );
   const kr = s.klRewards;
+  // the bonus joins the trajectory reward where the environment's reward sits: on the last trained position
+  const last = perTurnBonus ? s.mask.lastIndexOf(1) : -1;
+  const bonusTotal = perTurnBonus ? perTurnBonus.reduce((a, b) => a + b, 0) : 0;
   return {
-    rewards: kr ? s.rewards.map((r, i) => r + kr[i]!) : s.rewards,
+    rewards: kr || bonusTotal ? s.rewards.map((r, i) => r + (kr ? kr[i]! : 0) + (i === last ? bonusTotal : 0)) : s.rewards,
     mask: s.mask,
     values: s.values,
     group: t.group,
@@ -67,7 +91,10 @@ function estimatorSample(s: Sample): EstimatorSample {
  */
 export function computeAdvantages(samples: Sample[], c: RunConfig): void {
   const a = c.algorithm;
-  const est = ESTIMATORS[a.advEstimator](samples.map(estimatorSample), a);
+  const est = ESTIMATORS[a.advEstimator](
+    samples.map((s) => estimatorSample(s, a.reasoningBonus)),
+    a,
+  );
   samples.forEach((s, i) => {
     s.advantages = est.advantages[i]!;
     s.returns = est.returns[i]!;
