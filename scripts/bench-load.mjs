@@ -13,6 +13,8 @@ const CLIENTS = Number(process.env.BENCH_LOAD_CLIENTS ?? 200);
 /** Seconds each measurement lasts (BENCH_LOAD_SECONDS=20 for steadier figures). */
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
 const KEYS = 30;
+/** What a browser sends: the charts' answers then come gzipped (one row asks for the plain bytes, beside it). */
+const ACCEPT_ENCODING = 'gzip, deflate, br';
 const STEPS = 2_000;
 const log = (s) => process.stdout.write(`${s}\n`);
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -86,6 +88,11 @@ await db.$executeRawUnsafe(
 const routes = [
   { label: 'runs list', path: '/api/runs?limit=50' },
   { label: "a finished run's charts", path: `/api/runs/${finished}/metrics?maxPoints=600&format=columns` },
+  {
+    label: "a finished run's charts, uncompressed (Accept-Encoding: identity)",
+    path: `/api/runs/${finished}/metrics?maxPoints=600&format=columns`,
+    encoding: 'identity',
+  },
   { label: 'a trajectory page', path: `/api/runs/${finished}/trajectories?limit=50` },
   {
     label: "a finished run's charts, revalidated (If-None-Match)",
@@ -97,7 +104,13 @@ const routes = [
 /** `connections` clients on `route` for SECONDS: requests/s, latency percentiles, 5xx answers. */
 async function load(route, connections, seconds = SECONDS) {
   const child = fork(fileURLToPath(new URL('./bench-load-client.mjs', import.meta.url)), [
-    JSON.stringify({ url: base + route.path, headers: { cookie }, connections, seconds, revalidate: route.revalidate ?? false }),
+    JSON.stringify({
+      url: base + route.path,
+      headers: { cookie, 'accept-encoding': route.encoding ?? ACCEPT_ENCODING },
+      connections,
+      seconds,
+      revalidate: route.revalidate ?? false,
+    }),
   ]);
   const pg0 = postgresCpuSeconds();
   const cpu0 = process.cpuUsage();

@@ -1,3 +1,4 @@
+import { StreamableFile } from '@nestjs/common';
 import { toMetricColumns, type MetricsQuery, type RunMetricSeries } from '@starpo/contracts';
 import type { Response } from 'express';
 import { seriesCsv, type MetricsAnswer } from './metrics.service.js';
@@ -12,15 +13,28 @@ export function renderMetrics(series: RunMetricSeries[], format: MetricsQuery['f
   return JSON.stringify(withRunId ? rows : rows.map(({ runId: _, ...r }) => r));
 }
 
+/** Answers shorter than this go as they are: compressing them saves less than a packet. */
+const GZIP_MIN_CHARS = 1400;
+
 /**
- * Sets the answer's ETag and type, and returns the text to send. The dashboard revalidates
- * (`no-cache`) and gets a 304 while nothing changed: Express answers 304 by itself when the
- * request's If-None-Match names the ETag set here (the body is then empty and not sent).
+ * Sets the answer's ETag and type, and returns what to send: the text, or its cached gzip when the
+ * client accepts it (every browser does). The dashboard revalidates (`no-cache`) and gets a 304
+ * while nothing changed: Express answers 304 by itself when the request's If-None-Match names the
+ * ETag set here (the body is then empty and not sent).
  */
-export function sendMetrics(res: Response, answer: MetricsAnswer, format: MetricsQuery['format'], csvName: string): string {
+export function sendMetrics(
+  res: Response,
+  answer: MetricsAnswer,
+  format: MetricsQuery['format'],
+  csvName: string,
+): string | StreamableFile {
   res.setHeader('ETag', answer.etag);
   res.setHeader('Cache-Control', 'private, no-cache');
+  res.vary('Accept-Encoding');
   if (format === 'csv') res.type('text/csv').attachment(csvName);
   else res.type('application/json');
-  return answer.body ?? '';
+  const body = answer.body ?? '';
+  if (body.length < GZIP_MIN_CHARS || !/\bgzip\b/.test(String(res.req.headers['accept-encoding'] ?? ''))) return body;
+  res.setHeader('Content-Encoding', 'gzip');
+  return new StreamableFile(answer.gzipped());
 }

@@ -1,4 +1,4 @@
-import { Controller, Headers, Inject, Res } from '@nestjs/common';
+import { Controller, Headers, Inject, Res, StreamableFile } from '@nestjs/common';
 import { Route, Valid, type Parsed } from './route.js';
 import { ROUTES } from '@starpo/contracts';
 import type { Response } from 'express';
@@ -18,7 +18,7 @@ export class MetricsController {
     @Valid('query') query: Parsed<typeof ROUTES.metrics, 'query'>,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<string> {
+  ): Promise<string | StreamableFile> {
     const answer = await this.metrics.answer(a, query, undefined, ifNoneMatch, `runs ${query.format}`, (series) =>
       renderMetrics(series, query.format, true),
     );

@@ -107,6 +107,32 @@ describe('reads that many screens repeat', () => {
     await get(changed.headers.etag as string).expect(304);
   });
 
+  it("a chart's answer goes gzipped to a client that accepts it, the same series and ETag as the plain one", async () => {
+    const post = (path: string, body: object) => t.http.post(path).set('Authorization', owner.auth).send(body);
+    const run = (await post('/api/runs', { name: 'gzip', external: true, config: { env: { name: 'sokoban' } } }).expect(201)).body;
+    const points = Array.from({ length: 400 }, (_, i) => ({ key: 'train/loss', step: i, value: 1 / (i + 1) }));
+    await post(`/api/runs/${run.id}/ingest/metrics`, { points }).expect(200);
+    const get = (encoding: string) =>
+      t.http
+        .get(`/api/runs/${run.id}/metrics?keys=train/loss&format=columns`)
+        .set('Authorization', owner.auth)
+        .set('Accept-Encoding', encoding);
+
+    const plain = await get('identity').expect(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    const zipped = await get('gzip, deflate, br').expect(200);
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers.vary).toMatch(/Accept-Encoding/i);
+    expect(zipped.headers['content-type']).toMatch(/application\/json/);
+    expect(Number(zipped.headers['content-length'])).toBeLessThan(plain.text.length / 2);
+    expect(zipped.body).toEqual(plain.body);
+    expect(zipped.headers.etag).toBe(plain.headers.etag);
+    // revalidation still answers 304 with nothing to decompress
+    await get('gzip')
+      .set('If-None-Match', zipped.headers.etag as string)
+      .expect(304);
+  });
+
   it('identical lists asked while one is read share its answer, and a write is seen by the next list', async () => {
     const list = () => t.http.get('/api/runs?limit=50').set('Authorization', owner.auth);
     await list().expect(200);
