@@ -11,7 +11,7 @@
 import { conventionOf } from '../dist/diagnostics/normalize.js';
 import { wilsonLower } from '../dist/diagnostics/rule-gate.js';
 import { ruleTrust, sentenceForm, verifyClaim, World, PRECISION_GOAL } from '../dist/index.js';
-import { confusion, contradictionRight, DEV, diagnoseExample, falseSpans, load, precisionByKey } from './diagnostics-scoring.mjs';
+import { confusion, contradictionRight, DEV, diagnoseExample, falseSpans, load, precisionByKey, ratio } from './diagnostics-scoring.mjs';
 import { readClaims } from './nlp-reader.mjs';
 
 const args = process.argv.slice(2);
@@ -148,6 +148,31 @@ for (const [title, pick, keyOf] of [
   ['rule table, every rule allowed: free-form contradictions per rule', (r) => r.rules.all.filter((c) => c.form === 'free'), byRule],
 ])
   printPrecision(title, precisionBy(all, pick, keyOf));
+/**
+ * Free sentences with a contradiction, by which reader raised it: where both did, and where only one
+ * did. Each reader on the other's sentences is the comparison at equal coverage.
+ */
+function agreement(rows) {
+  const overlaps = (x, y) => x.span[0] < y.span[1] && y.span[0] < x.span[1];
+  const out = { both: [0, 0], 'rule table only': [0, 0], 'NLP only': [0, 0] };
+  const add = (key, r, c) => {
+    out[key][0]++;
+    if (contradictionRight(r.e, c.span, r.spans)) out[key][1]++;
+  };
+  for (const r of rows) {
+    const once = (cs) => cs.filter((c, i) => c.form === 'free' && cs.findIndex((d) => d.span[0] === c.span[0]) === i);
+    const rule = once(r.rules.all);
+    const nlpFree = once(r.nlp);
+    for (const c of rule) add(nlpFree.some((d) => overlaps(c, d)) ? 'both' : 'rule table only', r, c);
+    for (const c of nlpFree) if (!rule.some((d) => overlaps(c, d))) add('NLP only', r, c);
+  }
+  console.log('\nfree sentences with a contradiction (every rule allowed), by reader:');
+  for (const [key, [n, right]] of Object.entries(out))
+    console.log(
+      `  ${key.padEnd(18)} sentences ${String(n).padStart(4)} right ${String(right).padStart(4)}  P=${ratio(right, n).toFixed(3)}`,
+    );
+}
+agreement(all);
 console.log(`\n(gate: a rule flags where the 90% Wilson lower bound of its held-out precision is ≥ ${PRECISION_GOAL})`);
 
 if (args.includes('--errors'))
