@@ -16,11 +16,10 @@
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { diagnoseTurn, PRECISION_GOAL, precisionKey, sentenceForm } from '../dist/index.js';
+import { PRECISION_GOAL, precisionKey, sentenceForm } from '../dist/index.js';
+import { confusion, DEV, diagnoseExample, falseSpans, fixture, load, precisionByKey, ratio } from './diagnostics-scoring.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const fixture = (name) => path.join(here, `../test/fixtures/${name}.json`);
-const load = (name) => JSON.parse(readFileSync(fixture(name), 'utf8'));
 const FIRST = fixture('first-scores');
 const first = existsSync(FIRST) ? JSON.parse(readFileSync(FIRST, 'utf8')) : { rounds: [] };
 const args = process.argv.slice(2);
@@ -30,37 +29,7 @@ const only = args.includes('--round') ? args[args.indexOf('--round') + 1] : null
 const setFile = args.includes('--set') ? args[args.indexOf('--set') + 1] : null;
 const writePrecision = args.includes('--write-rule-precision');
 
-// Development: the generated set, the hand-written rounds 1–3 (each tuned on after its first score),
-// the examples written for each kind of text, and every held-out round once the checker was tuned on it.
-const DEV = ['reasoning-labelled', 'reasoning-handwritten', 'reasoning-handwritten-2', 'reasoning-handwritten-3', 'reasoning-dev-kinds'];
-
-const answerMoves = (a) =>
-  String(a ?? '')
-    .split('||')
-    .map((m) => m.trim())
-    .filter(Boolean);
-
-const diagnoseExample = (e, options) =>
-  diagnoseTurn(
-    {
-      env: e.env,
-      think: e.think,
-      formatOk: e.formatOk ?? true,
-      answerActions: answerMoves(e.answer),
-      executed: [],
-      effectiveCount: 0,
-      before: e.state,
-      after: null,
-    },
-    options,
-  );
-
-const ratio = (num, den) => (den ? num / den : 1);
-function confusion(pairs) {
-  const c = { n: pairs.length, tp: 0, fp: 0, fn: 0, tn: 0 };
-  for (const [predicted, label] of pairs) c[predicted ? (label ? 'tp' : 'fp') : label ? 'fn' : 'tn']++;
-  return { ...c, precision: ratio(c.tp, c.tp + c.fp), recall: ratio(c.tp, c.tp + c.fn) };
-}
+// Development also holds every held-out round once the checker was tuned on it (tunedOn in first-scores.json).
 
 /** Both flags of every example; mismatch only where the example has an answer and a label for it. */
 export function score(examples, options) {
@@ -75,51 +44,19 @@ export function score(examples, options) {
   return { hallucinated, mismatch, errors };
 }
 
-/** Where each claim labelled false lies in the think text (null when the round does not label claims). */
-function falseSpans(e) {
-  if (!Array.isArray(e.claims)) return null;
-  const lower = e.think.toLowerCase();
-  return e.claims
-    .filter((c) => c.verdict === 'false' && typeof c.text === 'string')
-    .map((c) => {
-      const at = lower.indexOf(c.text.toLowerCase());
-      return at < 0 ? null : [at, at + c.text.length];
-    });
-}
-
 /** Per rule: contradictions raised (every rule allowed), how many right, and the contradicted texts it caught. */
 export function ruleScores(examples) {
   // a fragment's claims are never contradicted, gate or not: diagnoseTurn reports them not checkable
-  const rules = new Map();
-  const positives = examples.filter((e) => e.contradicted).length;
-  for (const e of examples) {
-    const d = diagnoseExample(e, { ruleGate: false });
+  const found = examples.flatMap((e) => {
     const spans = falseSpans(e);
-    for (const c of d.claims) {
-      if (c.verdict !== 'contradicted') continue;
-      // measured per rule and per form of sentence, as the gate reads it
-      const key = precisionKey(c.rule, sentenceForm(c.text));
-      const r = rules.get(key) ?? { flags: 0, right: 0, caught: new Set() };
-      rules.set(key, r);
-      r.flags++;
-      // a false claim whose text was not found verbatim: the sentence cannot be told, the text's label decides
-      const inSentence = !spans || spans.some((sp) => !sp || (sp[0] < c.span[1] && sp[1] > c.span[0]));
-      if (e.contradicted && inSentence) {
-        r.right++;
-        r.caught.add(e.id);
-      }
-    }
-  }
-  return [...rules.entries()]
-    .map(([rule, r]) => ({
-      rule,
-      flags: r.flags,
-      right: r.right,
-      precision: ratio(r.right, r.flags),
-      caught: r.caught.size,
-      recall: ratio(r.caught.size, positives),
-    }))
-    .sort((a, b) => b.flags - a.flags || a.rule.localeCompare(b.rule));
+    return (
+      diagnoseExample(e, { ruleGate: false })
+        .claims.filter((c) => c.verdict === 'contradicted')
+        // measured per rule and per form of sentence, as the gate reads it
+        .map((c) => ({ e, spans, span: c.span, key: precisionKey(c.rule, sentenceForm(c.text)) }))
+    );
+  });
+  return precisionByKey(found, examples.filter((e) => e.contradicted).length).map(({ key, ...r }) => ({ rule: key, ...r }));
 }
 
 function printRules(title, examples, gated = false) {
