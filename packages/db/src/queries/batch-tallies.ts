@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { copyRows } from './pg-copy.js';
 import type { Queryable } from './step-counts.js';
 
@@ -28,7 +28,7 @@ export interface BatchRef {
 
 /** md5 of a key as a uuid: 16 bytes a key however long the think text or the board. */
 export function keyHash(text: string): string {
-  const h = createHash('md5').update(text).digest('hex');
+  const h = hash('md5', text, 'hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
