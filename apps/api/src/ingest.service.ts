@@ -114,6 +114,7 @@ export class IngestService {
         })),
       })),
       this.diagnosis.diagnose,
+      this.diagnosis.incremental,
     );
     const steps = req.trajectories.map((t) => t.step);
     await touchExternalRun(

@@ -16,6 +16,7 @@ export * from './queries/trajectories.js';
 export * from './queries/claims.js';
 export * from './queries/step-counts.js';
 export * from './queries/diagnosis.js';
+export * from './queries/batch-tallies.js';
 export * from './queries/pg-text.js';
 export * from './queries/events.js';
 export * from './queue.js';

@@ -15,6 +15,7 @@ import {
   type TurnInput,
 } from '../src/index.js';
 import { databaseWithRun, type TestRun } from '../src/testing.js';
+import { SokobanEnv, diagnoseStoredRows, diagnoseStoredTurnRows, storedBatchParts } from '@starpo/envs';
 
 function turn(over: Partial<TurnInput>): TurnInput {
   return {
@@ -383,5 +384,122 @@ describe('step_diagnostic_counts equals a recount after every writer', () => {
     expect(await stored()).toEqual(await recount());
     const step7 = await diagnosticsSummary(ctx.db, ctx.runId, { from: 7, to: 7, split: 'train', limit: 10, examples: 0 });
     expect(step7).toMatchObject({ trajectories: 6, flags: { hallucinated: 6 }, contradicted: [{ pattern: 'wall', count: 12 }] });
+  });
+});
+
+describe('insertDiagnosedTrajectories: a batch posted a trajectory a request equals the batch posted whole', () => {
+  const ctx = withRun();
+  const incremental = { ...storedBatchParts, turns: diagnoseStoredTurnRows };
+
+  /**
+   * Real Sokoban episodes of one step batch: position claims (every third one false), a think text
+   * that trajectories 0 and 5 write at different boards (template collapse), trajectories 8 and 16
+   * replaying trajectory 0's room with its think text (same state: no template), a malformed turn and
+   * a turn without a known state. `variant` changes the think texts of a re-posted trajectory.
+   */
+  function episode(i: number, variant = 0): TrajectoryInput {
+    const env = new SokobanEnv({});
+    env.reset(500 + (i % 8));
+    const turns = [0, 1, 2].map((k) => {
+      const s = env.snapshot();
+      const [br, bc] = s.boxes[0]!;
+      const action = env.actions[(i + k + variant) % 4]!;
+      const think =
+        k === 0 && (i === 0 || i === 5) && variant === 0
+          ? 'I will push the box onto the target.'
+          : k === 0 && i % 8 === 0
+            ? 'Same plan as always.'
+            : `Episode ${i}: I am at (${s.player[0]}, ${s.player[1]}). The box is at (${br + (i % 3 === 0 ? 1 : 0)}, ${bc}). Variant ${variant}.`;
+      env.step(action);
+      return turn({
+        index: k,
+        think,
+        answer: action,
+        parsedActions: [action],
+        validActions: [action],
+        formatOk: !(i % 7 === 3 && k === 1),
+        effectiveCount: 1,
+        snapshot: i % 11 === 4 && k === 2 ? { env: 'sokoban', note: 'no board' } : s,
+      });
+    });
+    return traj(turns, {
+      group: Math.floor(i / 8),
+      indexInGroup: i % 8,
+      seed: 500 + (i % 8),
+      success: env.success,
+      finalSnapshot: env.snapshot(),
+    });
+  }
+
+  const newRun = async () => {
+    const { teamId } = await ctx.db.run.findUniqueOrThrow({ where: { id: ctx.runId } });
+    return (await ctx.db.run.create({ data: { teamId, name: 'r', config: {}, environment: 'sokoban', algorithm: 'grpo', totalSteps: 1 } }))
+      .id;
+  };
+  /** Everything the checker leaves in a run: rows, turns, claim index, step counts and metrics. */
+  const stored = async (runId: string) => {
+    const q = poolOf(ctx.db);
+    const rows = async (sql: string) => (await q.query(sql, [runId])).rows;
+    return {
+      trajectories: await rows(
+        `SELECT group_index, index_in_group, hallucinated, flags, (SELECT json_agg(u.diagnostics::text ORDER BY u.index) FROM turns u WHERE u.trajectory_id = t.id) AS turns
+         FROM trajectories t WHERE run_id = $1 ORDER BY 1, 2`,
+      ),
+      claims: await rows(
+        `SELECT t.group_index, t.index_in_group, c.turn, c.pattern, c.claims FROM contradicted_claims c JOIN trajectories t ON t.id = c.trajectory_id
+         WHERE c.run_id = $1 ORDER BY 1, 2, 3, 4`,
+      ),
+      counts: await rows('SELECT step, split::text, kind, name, n FROM step_diagnostic_counts WHERE run_id = $1 ORDER BY 1, 2, 3, 4'),
+      metrics: await rows('SELECT key, step, value FROM metric_points WHERE run_id = $1 ORDER BY 1, 2'),
+      tally: await rows('SELECT step, split::text, tally, distinct_thinks, distinct_states FROM batch_tallies WHERE run_id = $1'),
+    };
+  };
+  const batch = Array.from({ length: 20 }, (_, i) => episode(i));
+  // trajectory 5 re-posted with other think texts: trajectory 0's think text is then written at one board only
+  const final = batch.map((t, i) => (i === 5 || i === 9 ? episode(i, 1) : t));
+
+  it('stores the same diagnostics, flags, claims, counts and metrics (to the bit), and re-judges only what changes', async () => {
+    const whole = await newRun();
+    await insertDiagnosedTrajectories(ctx.db, whole, final, diagnoseStoredRows, incremental);
+    const expected = await stored(whole);
+    expect(expected.trajectories[0]!.flags).not.toContain('template_collapse');
+    expect(expected.metrics.map((m) => m.key)).toContain('train/diag/hallucination_rate');
+
+    const split = await newRun();
+    const diagnosed: number[] = [];
+    for (const t of batch)
+      diagnosed.push((await insertDiagnosedTrajectories(ctx.db, split, [t], diagnoseStoredRows, incremental)).diagnosed);
+    // trajectory 5 made trajectory 0 a template: those two were judged, every other request its own row only
+    expect(diagnosed).toEqual(batch.map((_, i) => (i === 5 ? 2 : 1)));
+    const flagsOf = async (i: number) => (await stored(split)).trajectories[i]!.flags;
+    expect(await flagsOf(0)).toContain('template_collapse');
+    for (const i of [5, 9]) await insertDiagnosedTrajectories(ctx.db, split, [final[i]!], diagnoseStoredRows, incremental);
+    expect(await flagsOf(0)).not.toContain('template_collapse');
+    expect(await stored(split)).toEqual(expected);
+  });
+
+  it('judges a batch stored without a tally whole once, then extends it, with the same result', async () => {
+    const whole = await newRun();
+    await insertDiagnosedTrajectories(ctx.db, whole, final, diagnoseStoredRows, incremental);
+    const expected = await stored(whole);
+
+    // rows stored before batches kept a tally (or by a worker): no tally, no turn keys, no diagnostics
+    const old = await newRun();
+    await insertTrajectories(ctx.db, old, final.slice(0, 10));
+    expect((await stored(old)).tally).toEqual([]);
+    const diagnosed: number[] = [];
+    for (const t of final.slice(10))
+      diagnosed.push((await insertDiagnosedTrajectories(ctx.db, old, [t], diagnoseStoredRows, incremental)).diagnosed);
+    expect(diagnosed).toEqual([11, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+    expect(await stored(old)).toEqual(expected);
+
+    // a tally dropped by another writer (here a delete), then a re-check that writes it again: the same again
+    const gone = await ctx.db.trajectory.findFirstOrThrow({ where: { runId: old, groupIndex: 2, indexInGroup: 3 } });
+    await ctx.db.trajectory.delete({ where: { id: gone.id } });
+    expect((await stored(old)).tally).toEqual([]);
+    expect((await insertDiagnosedTrajectories(ctx.db, old, [final[19]!], diagnoseStoredRows, incremental)).diagnosed).toBe(20);
+    expect(await stored(old)).toEqual(expected);
+    await rediagnoseStep(ctx.db, old, 1, 'train', diagnoseStoredRows);
+    expect(await stored(old)).toEqual(expected);
   });
 });

@@ -1,10 +1,16 @@
 import {
+  addTallies,
   diagnoseTurn,
-  diagnosticsMetrics,
-  markTemplates,
+  distinctThinkRatio,
+  EMPTY_TALLY,
+  statesByThink,
+  tallyMetrics,
+  templateKeys,
   trajectoryFlags,
+  trajectoryTally,
+  type DiagnosisTally,
   type DiagnosticFlag,
-  type StepTurn,
+  type TemplateKeys,
   type TurnDiagnostics,
 } from './diagnostics/index.js';
 import { validSnapshot } from './observation.js';
@@ -41,23 +47,32 @@ export interface StoredDiagnosis {
   /** null for a turn without a known state. */
   turns: (TurnDiagnostics | null)[];
   flags: DiagnosticFlag[];
+  /** Its share of the batch's tally; null when none of its turns has a known state (it is left out of the metrics). */
+  tally: DiagnosisTally | null;
 }
 
-/**
- * Runs the reasoning checks on every turn of one step's batch (one split): each turn's
- * diagnostics, each trajectory's flags, and the batch's `${prefix}/diag/…` metrics. Template
- * collapse is judged across the whole batch; turns without a state are left out of all of it.
- */
-export function diagnoseStoredBatch(
-  trajs: StoredTrajectory[],
-  prefix: string,
-): { results: StoredDiagnosis[]; metrics: Record<string, number> } {
-  const stepTurns: StepTurn[] = [];
-  const turns = trajs.map((t) =>
-    t.turns.map((turn, i) => {
+/** A trajectory's turns checked on their own: template marks not judged yet, and the keys they will be judged by. */
+export interface TurnsDiagnosis {
+  turns: (TurnDiagnostics | null)[];
+  /** null for a turn template collapse leaves out (malformed, or without a known state). */
+  keys: (TemplateKeys | null)[];
+}
+
+/** How many distinct think keys and distinct states the judged turns of a batch have. */
+export interface DistinctCounts {
+  thinks: number;
+  states: number;
+}
+
+/** Each turn's own checks (a known turn keeps its diagnostics); template marks are left to the batch. */
+export function diagnoseStoredTurns(trajs: StoredTrajectory[]): TurnsDiagnosis[] {
+  return trajs.map((t) => {
+    const keys: (TemplateKeys | null)[] = [];
+    const turns = t.turns.map((turn, i) => {
+      keys.push(turn.snapshot && turn.formatOk ? templateKeys(turn.think, turn.snapshot) : null);
       if (!turn.snapshot) return null;
-      const d = turn.known
-        ? { ...turn.known, template: false }
+      return turn.known
+        ? turn.known
         : diagnoseTurn({
             env: t.env,
             think: turn.think,
@@ -69,23 +84,61 @@ export function diagnoseStoredBatch(
             after: i + 1 < t.turns.length ? t.turns[i + 1]!.snapshot : t.finalSnapshot,
             actionWords: actionWords(turn.snapshot),
           });
-      if (turn.formatOk) stepTurns.push({ think: turn.think, state: turn.snapshot, diagnostics: d });
-      return d;
-    }),
-  );
-  const distinct = markTemplates(stepTurns);
-  const diagnosed = trajs.map((t, i) => ({ success: t.success, turns: turns[i]!.filter((d): d is TurnDiagnostics => d !== null) }));
-  const flags = diagnosed.map(trajectoryFlags);
-  const checked = diagnosed.flatMap((d, i) => (d.turns.length ? [i] : []));
-  return {
-    results: turns.map((d, i) => ({ turns: d, flags: flags[i]! })),
-    metrics: diagnosticsMetrics(
-      checked.map((i) => diagnosed[i]!),
-      distinct,
-      prefix,
-      checked.map((i) => flags[i]!),
+    });
+    return { turns, keys };
+  });
+}
+
+/**
+ * A trajectory's diagnosis once its template marks are known: `templates[i]` is turn i's mark
+ * (undefined keeps the mark it has), then its flags and its share of the batch's tally.
+ */
+export function settleStoredTrajectory(
+  success: boolean,
+  turns: (TurnDiagnostics | null)[],
+  templates: (boolean | undefined)[],
+): StoredDiagnosis {
+  const marked = turns.map((d, i) => (d && templates[i] !== undefined ? { ...d, template: templates[i] } : d));
+  const checked = { success, turns: marked.filter((d): d is TurnDiagnostics => d !== null) };
+  const flags = trajectoryFlags(checked);
+  return { turns: marked, flags, tally: checked.turns.length ? trajectoryTally(checked, flags) : null };
+}
+
+/** A batch's `${prefix}/diag/…` metrics from its tally and distinct counts. */
+export function batchMetrics(tally: DiagnosisTally, distinct: DistinctCounts, prefix: string): Record<string, number> {
+  return tallyMetrics(tally, distinctThinkRatio(distinct.thinks, distinct.states), prefix);
+}
+
+/**
+ * Runs the reasoning checks on every turn of one step's batch (one split): each turn's
+ * diagnostics, each trajectory's flags, and the batch's `${prefix}/diag/…` metrics. Template
+ * collapse is judged across the whole batch; turns without a state are left out of all of it.
+ * Also each turn's template keys, each trajectory's tally and the batch's distinct counts, from
+ * which a batch is extended one request at a time.
+ */
+export function diagnoseStoredBatch(
+  trajs: StoredTrajectory[],
+  prefix: string,
+): {
+  results: (StoredDiagnosis & Pick<TurnsDiagnosis, 'keys'>)[];
+  metrics: Record<string, number>;
+  tally: DiagnosisTally;
+  distinct: DistinctCounts;
+} {
+  const own = diagnoseStoredTurns(trajs);
+  const keys = own.flatMap((t) => t.keys.filter((k): k is TemplateKeys => k !== null));
+  const byThink = statesByThink(keys);
+  const results = own.map((t, i) => ({
+    ...settleStoredTrajectory(
+      trajs[i]!.success,
+      t.turns,
+      t.keys.map((k) => k !== null && byThink.get(k.think)!.size > 1),
     ),
-  };
+    keys: t.keys,
+  }));
+  const tally = results.reduce((sum, r) => (r.tally ? addTallies(sum, r.tally) : sum), EMPTY_TALLY);
+  const distinct = { thinks: byThink.size, states: new Set(keys.map((k) => k.state)).size };
+  return { results, metrics: batchMetrics(tally, distinct, prefix), tally, distinct };
 }
 
 /** A trajectory row read back from storage, whose snapshots are whatever was stored. */
@@ -111,17 +164,38 @@ function knownDiagnostics(x: unknown): TurnDiagnostics | null {
   return shaped ? (d as TurnDiagnostics) : null;
 }
 
+/** Stored rows as the checker reads them: a snapshot that is not a drawable state of the trajectory's environment counts as unknown. */
+function readable(trajs: UncheckedTrajectory[]): StoredTrajectory[] {
+  return trajs.map((t) => ({
+    ...t,
+    finalSnapshot: validSnapshot(t.env, t.finalSnapshot),
+    turns: t.turns.map((u) => ({ ...u, snapshot: validSnapshot(t.env, u.snapshot), known: knownDiagnostics(u.known) })),
+  }));
+}
+
 /**
  * `diagnoseStoredBatch` on stored rows: a snapshot that is not a drawable state of the trajectory's
  * environment counts as unknown, and known diagnostics not in this checker's shape are not reused.
  */
 export function diagnoseStoredRows(trajs: UncheckedTrajectory[], prefix: string): ReturnType<typeof diagnoseStoredBatch> {
-  return diagnoseStoredBatch(
-    trajs.map((t) => ({
-      ...t,
-      finalSnapshot: validSnapshot(t.env, t.finalSnapshot),
-      turns: t.turns.map((u) => ({ ...u, snapshot: validSnapshot(t.env, u.snapshot), known: knownDiagnostics(u.known) })),
-    })),
-    prefix,
-  );
+  return diagnoseStoredBatch(readable(trajs), prefix);
 }
+
+/** `diagnoseStoredTurns` on stored rows (read as `diagnoseStoredRows` reads them). */
+export function diagnoseStoredTurnRows(trajs: UncheckedTrajectory[]): TurnsDiagnosis[] {
+  return diagnoseStoredTurns(readable(trajs));
+}
+
+/**
+ * What a batch that grows a request at a time needs of the checker besides the turns' own checks
+ * (run those with `diagnoseStoredTurnRows`, off the event loop where it matters): settling a stored
+ * or new trajectory once its template marks are known (stored diagnostics not in this checker's
+ * shape count as unchecked turns), adding tallies, and the batch's metrics.
+ */
+export const storedBatchParts = {
+  settle: (success: boolean, turns: unknown[], templates: (boolean | undefined)[]) =>
+    settleStoredTrajectory(success, turns.map(knownDiagnostics), templates),
+  add: addTallies,
+  empty: EMPTY_TALLY,
+  metrics: batchMetrics,
+};

@@ -2,7 +2,8 @@ import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { Piscina } from 'piscina';
-import type { BatchDiagnoser, BatchDiagnosis, StoredRow } from '@starpo/db';
+import type { BatchDiagnoser, BatchDiagnosis, IncrementalChecker, StoredRow } from '@starpo/db';
+import { storedBatchParts, type DiagnosisTally } from '@starpo/envs';
 import { threadScript } from '../thread-script.js';
 
 /**
@@ -12,7 +13,7 @@ import { threadScript } from '../thread-script.js';
  */
 @Injectable()
 export class DiagnosisPool implements OnModuleDestroy {
-  private readonly pool = new Piscina<{ rows: StoredRow[]; prefix: string }, BatchDiagnosis>({
+  private readonly pool = new Piscina<{ rows: StoredRow[]; prefix?: string }, unknown>({
     filename: pathToFileURL(threadScript(import.meta.url, './diagnose-thread.js')).href,
     // a request's step batches are checked side by side, a thread per core: meanwhile the event loop
     // mostly waits on them and on Postgres (docs/results/2026-12-03-ten-times-data.md, §2)
@@ -21,7 +22,13 @@ export class DiagnosisPool implements OnModuleDestroy {
     idleTimeout: 60_000,
   });
 
-  readonly diagnose: BatchDiagnoser = (rows, prefix) => this.pool.run({ rows, prefix });
+  readonly diagnose: BatchDiagnoser = (rows, prefix) => this.pool.run({ rows, prefix }) as Promise<BatchDiagnosis>;
+
+  /** For a batch with a stored tally: the new rows are checked on a thread, their template marks settled on the caller's. */
+  readonly incremental: IncrementalChecker<DiagnosisTally> = {
+    ...storedBatchParts,
+    turns: (rows) => this.pool.run({ rows }, { name: 'turns' }) as ReturnType<IncrementalChecker<DiagnosisTally>['turns']>,
+  };
 
   async onModuleDestroy(): Promise<void> {
     await this.pool.destroy();

@@ -10,7 +10,8 @@ import { contradictedClaimExamples, type ClaimExampleRow } from './claims.js';
  *
  * Every writer of trajectories, flags or claims refreshes the steps it touched, in its own transaction,
  * after taking the run's write lock (`lockRuns`): the refresh recounts those steps from the stored rows,
- * and the lock makes each writer's recount see the writes committed before it.
+ * and the lock makes each writer's recount see the writes committed before it. A writer that knows
+ * exactly what it added and removed (a batch extended a request at a time) adds that instead.
  */
 
 /** Anything that runs a parameterised statement: a pool or a client inside a transaction. */
@@ -43,6 +44,43 @@ export async function refreshStepCounts(q: Queryable, runIds: string[], steps: n
     [runIds, steps],
   );
   await q.query(`INSERT INTO step_diagnostic_counts (run_id, step, split, kind, name, n) ${COUNT_STEPS_SQL}`, [runIds, steps]);
+}
+
+/** A change to one count of a (step, split): `n` more (or fewer) of it. */
+export interface StepCountDelta {
+  step: number;
+  split: 'train' | 'val';
+  kind: 'trajectories' | 'flag' | 'claims';
+  name: string;
+  n: number;
+}
+
+/**
+ * Adds changes to a run's stored counts instead of recounting their steps (a writer that knows what
+ * it added and removed); a count that reaches zero is dropped, as a recount would not have it. Call
+ * under `lockRuns`, on counts that were current before the caller's writes.
+ */
+export async function addStepCounts(q: Queryable, runId: string, deltas: StepCountDelta[]): Promise<void> {
+  const merged = new Map<string, StepCountDelta>();
+  for (const d of deltas) {
+    const key = JSON.stringify([d.step, d.split, d.kind, d.name]);
+    const seen = merged.get(key);
+    merged.set(key, seen ? { ...seen, n: seen.n + d.n } : d);
+  }
+  const changes = [...merged.values()].filter((d) => d.n !== 0);
+  if (!changes.length) return;
+  const columns = [changes.map((d) => d.step), changes.map((d) => d.split), changes.map((d) => d.kind), changes.map((d) => d.name)];
+  await q.query(
+    `INSERT INTO step_diagnostic_counts (run_id, step, split, kind, name, n)
+     SELECT $1::uuid, k.step, k.split::"Split", k.kind, k.name, k.n FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::int[]) AS k(step, split, kind, name, n)
+     ON CONFLICT (run_id, step, split, kind, name) DO UPDATE SET n = step_diagnostic_counts.n + excluded.n`,
+    [runId, ...columns, changes.map((d) => d.n)],
+  );
+  await q.query(
+    `DELETE FROM step_diagnostic_counts d USING unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS k(step, split, kind, name)
+     WHERE d.run_id = $1::uuid AND d.step = k.step AND d.split = k.split::"Split" AND d.kind = k.kind AND d.name = k.name AND d.n = 0`,
+    [runId, ...columns],
+  );
 }
 
 export interface StepCountsQuery {

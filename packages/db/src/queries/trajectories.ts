@@ -112,10 +112,10 @@ export async function insertTrajectories(db: Db, runId: string, items: Trajector
  * Replaces trajectories of a run by identity (one DELETE over unnested identity arrays) and copies in
  * the new trajectories, their turns and the index rows of their contradicted claims (`COPY … FROM
  * STDIN`). Runs inside the caller's transaction, under the run's write lock; the caller refreshes the
- * step counts.
+ * step counts. Returns the new trajectories' ids, in order.
  */
-export async function storeTrajectories(client: Queryable, runId: string, items: TrajectoryInput[]): Promise<void> {
-  if (!items.length) return;
+export async function storeTrajectories(client: Queryable, runId: string, items: TrajectoryInput[]): Promise<string[]> {
+  if (!items.length) return [];
   const ids = items.map(() => randomUUID());
   await client.query(
     `DELETE FROM trajectories t USING unnest($2::int[], $3::text[], $4::int[], $5::int[]) AS k(step, split, g, i)
@@ -140,6 +140,7 @@ export async function storeTrajectories(client: Queryable, runId: string, items:
     runId,
     items.map((t, i) => ({ trajectoryId: ids[i]!, step: t.step, split: t.split, turns: t.turns })),
   );
+  return ids;
 }
 
 /** Writes the index rows of these trajectories' contradicted claims (none of theirs may be indexed yet). */
@@ -190,7 +191,7 @@ export async function storeDiagnostics(client: Queryable, runId: string, items: 
   await client.query(
     `UPDATE turns AS u SET diagnostics = v.d
      FROM unnest($1::uuid[], $2::int[], $3::json[]) AS v(id, idx, d) WHERE u.trajectory_id = v.id AND u.index = v.idx`,
-    [turns.map((u) => u.id), turns.map((u) => u.index), turns.map((u) => pgJsonText(u.diagnostics))],
+    [turns.map((u) => u.id), turns.map((u) => u.index), turns.map((u) => json(u.diagnostics))],
   );
   await client.query(UNINDEX_CLAIMS_SQL, [ids]);
   await indexClaims(client, runId, items);

@@ -277,24 +277,41 @@ export interface StepTurn {
   diagnostics: TurnDiagnostics;
 }
 
+/** What template collapse compares of a well-formed turn with a known state: its think key and its state as JSON. */
+export interface TemplateKeys {
+  think: string;
+  state: string;
+}
+
+export function templateKeys(think: string, state: EnvSnapshot): TemplateKeys {
+  return { think: thinkKey(think), state: JSON.stringify(state) };
+}
+
+/** Distinct thinks over distinct states of a step, at most 1 (1 for a step without such turns). */
+export function distinctThinkRatio(thinks: number, states: number): number {
+  return states ? Math.min(1, thinks / states) : 1;
+}
+
+/** Each think key's distinct states: a key with more than one is a template. */
+export function statesByThink(keys: Iterable<TemplateKeys>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const k of keys) {
+    let seen = out.get(k.think);
+    if (!seen) out.set(k.think, (seen = new Set()));
+    seen.add(k.state);
+  }
+  return out;
+}
+
 /**
  * Template collapse within a step: marks turns whose think text was also written for a different
  * state, and returns the distinct-think ratio (distinct thinks / distinct states, at most 1).
  */
 export function markTemplates(turns: StepTurn[]): number {
-  const statesByThink = new Map<string, Set<string>>();
-  const states = new Set<string>();
-  const keys = turns.map((t) => {
-    const state = JSON.stringify(t.state);
-    states.add(state);
-    const key = thinkKey(t.think);
-    let seen = statesByThink.get(key);
-    if (!seen) statesByThink.set(key, (seen = new Set()));
-    seen.add(state);
-    return key;
-  });
-  turns.forEach((t, i) => (t.diagnostics.template = statesByThink.get(keys[i]!)!.size > 1));
-  return states.size ? Math.min(1, statesByThink.size / states.size) : 1;
+  const keys = turns.map((t) => templateKeys(t.think, t.state));
+  const byThink = statesByThink(keys);
+  turns.forEach((t, i) => (t.diagnostics.template = byThink.get(keys[i]!.think)!.size > 1));
+  return distinctThinkRatio(byThink.size, new Set(keys.map((k) => k.state)).size);
 }
 
 export interface DiagnosedTrajectory {
