@@ -11,6 +11,8 @@ import type { ServerOptions } from 'socket.io';
 import { AppModule } from './app.module.js';
 import { answerClientErrorsInShape } from './client-errors.js';
 import { ErrorsFilter } from './errors.filter.js';
+import { DatabaseReachability } from './database-reachable.js';
+import { PROBE } from './di-tokens.js';
 import { originRefusal, parseOrigins } from './security/origin.js';
 import { previewRateLimit } from './security/preview-rate-limit.js';
 import { resolveApiSettings, type ApiSettingsInput } from './settings.js';
@@ -34,7 +36,7 @@ export async function createApp(given: ApiSettingsInput, opts: { logger?: boolea
   const origins = parseOrigins(settings.webOrigin);
   app.enableCors({ origin: (origin, cb) => cb(null, origin !== undefined && origins.includes(origin)), credentials: true });
   app.useWebSocketAdapter(new CorsIoAdapter(app, origins));
-  app.useGlobalFilters(new ErrorsFilter());
+  app.useGlobalFilters(new ErrorsFilter(new DatabaseReachability(app.get(PROBE))));
   app.enableShutdownHooks();
   app.disable('x-powered-by');
   answerClientErrorsInShape(app.getHttpServer());

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, HttpException, HttpStatus, Logger, type Exception
 import { ValidationError } from '@starpo/contracts';
 import { isConnectionError, isPoolBusy } from '@starpo/db';
 import type { Response } from 'express';
+import type { DatabaseReachability } from './database-reachable.js';
 
 /** The one error shape of the API: `{ error, message, details }` (details: the field errors, [] when none). */
 export interface ErrorBody {
@@ -25,19 +26,33 @@ const NAMES: Record<number, string> = {
   503: 'service_unavailable',
 };
 
+const BUSY = {
+  status: 503,
+  body: { error: 'server_busy', message: `the server is busy; retry in ${BUSY_RETRY_AFTER_S} s`, details: [] },
+} as const satisfies { status: number; body: ErrorBody };
+
 @Catch()
 export class ErrorsFilter implements ExceptionFilter {
   private readonly logger = new Logger('errors');
 
+  /** `database`: asked whether the database answers when a query failed at the connection level; without it, such a failure is an outage. */
+  constructor(private readonly database?: DatabaseReachability) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
-    const { status, body } = this.describe(exception);
+    const described = this.describe(exception);
+    if (described.body.error !== 'database_unavailable' || !this.database) return this.send(res, exception, described);
+    // a query that timed out while the database answers others is load, not an outage (the tester's 503 "unreachable" under 200 clients)
+    void this.database.reachable().then((up) => this.send(res, exception, up ? BUSY : described));
+  }
+
+  private send(res: Response, exception: unknown, { status, body }: { status: number; body: ErrorBody }): void {
     // load shed, not a fault: a line without a stack, so a burst of them costs the busy server little
     if (body.error === 'server_busy') {
-      this.logger.warn('no database connection free within the pool wait: answered 503 server_busy');
+      this.logger.warn(`database busy (${exception instanceof Error ? exception.message : String(exception)}): answered 503 server_busy`);
       res.setHeader('Retry-After', String(BUSY_RETRY_AFTER_S));
     } else if (status >= 500) this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
-    res.status(status).json(body);
+    if (!res.headersSent) res.status(status).json(body);
   }
 
   private describe(exception: unknown): { status: number; body: ErrorBody } {
@@ -65,12 +80,7 @@ export class ErrorsFilter implements ExceptionFilter {
         body: { error: 'unstorable_input', message: 'the database cannot store a value of this request', details: [] },
       };
     }
-    if (isPoolBusy(exception)) {
-      return {
-        status: 503,
-        body: { error: 'server_busy', message: `the server is busy; retry in ${BUSY_RETRY_AFTER_S} s`, details: [] },
-      };
-    }
+    if (isPoolBusy(exception)) return BUSY;
     if (isConnectionError(exception)) {
       return { status: 503, body: { error: 'database_unavailable', message: 'the database is unreachable; retry shortly', details: [] } };
     }

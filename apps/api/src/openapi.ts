@@ -45,7 +45,7 @@ function errorStatuses(r: RouteContract): Map<number, string[]> {
   if (r.role !== 'public')
     add(
       503,
-      'The database is unreachable (`database_unavailable`), or every database connection is busy (`server_busy`, with `Retry-After`); retry shortly',
+      'The database is unreachable (`database_unavailable`), or it is busy: no connection free, or a query ran past its timeout while the database still answers (`server_busy`, with `Retry-After`); retry shortly',
     );
   for (const [status, why] of Object.entries(r.errors ?? {})) add(Number(status), why);
   return new Map([...out].sort(([a], [b]) => a - b));

@@ -67,6 +67,34 @@ describe('a full pool is backpressure, not an outage', () => {
   });
 });
 
+describe('a query that times out while the database answers is load, not an outage', () => {
+  let t: TestApi;
+  let owner: TestUser;
+  beforeAll(async () => {
+    t = await startTestApi({ dbQueryTimeoutMs: 600 });
+    owner = await signupOwner(t);
+  });
+  afterAll(() => t?.close());
+
+  it('answers 503 server_busy with Retry-After, not database_unavailable', async () => {
+    await t.http.get('/api/runs').set('Authorization', owner.auth).expect(200);
+    // the list waits on a lock past its query timeout; a probe on a connection of its own still gets an answer
+    const locker = new pg.Client({ connectionString: t.database.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE runs IN ACCESS EXCLUSIVE MODE');
+      const slow = await t.http.get('/api/runs?limit=7').set('Authorization', owner.auth);
+      expect(slow.status).toBe(503);
+      expect(slow.body).toEqual({ error: 'server_busy', message: expect.stringMatching(/busy/), details: [] });
+      expect(slow.headers['retry-after']).toBe('1');
+    } finally {
+      await locker.end();
+    }
+    await t.http.get('/api/runs?limit=7').set('Authorization', owner.auth).expect(200);
+  });
+});
+
 describe('reads that many screens repeat', () => {
   let t: TestApi;
   let owner: TestUser;
