@@ -4,6 +4,7 @@
 // (DATABASE_URL's server, else embedded). The clients sign in as the dashboard does (session cookie)
 // and run in a child process (autocannon), so their HTTP work does not share the API's event loop.
 import { fork } from 'node:child_process';
+import http from 'node:http';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { insertTrajectories, upsertMetricPoints } from '@starpo/db';
@@ -137,6 +138,18 @@ log(
     .map((x) => x.toFixed(1))
     .join(' ')}`,
 );
+// the bytes a chart's answer puts on the wire, plain and as a browser gets it (node:http does not decompress)
+const wireBytes = (encoding) =>
+  new Promise((resolve, reject) => {
+    const url = new URL(`${base}/api/runs/${finished}/metrics?maxPoints=600&format=columns`);
+    http
+      .get(url, { headers: { cookie, 'accept-encoding': encoding } }, (res) => {
+        let n = 0;
+        res.on('data', (c) => (n += c.length)).on('end', () => resolve(n));
+      })
+      .on('error', reject);
+  });
+log(`  a chart's answer: ${fmt(await wireBytes('identity'))} bytes plain, ${fmt(await wireBytes(ACCEPT_ENCODING))} gzipped`);
 const rows = [];
 for (const route of routes) {
   await load(route, 8, 2); // warm the JIT, the pool and the caches first
