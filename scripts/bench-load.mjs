@@ -172,7 +172,7 @@ for (const { route, one, many } of rows)
 log('');
 log(
   `goal (${CLIENTS} clients): 0 × 5xx, p95 < 300 ms, ≥ 1,000 requests/s — ${rows
-    .slice(0, 3)
+    .filter(({ route }) => !route.encoding && !route.revalidate)
     .map(({ route, many }) => `${route.label}: ${many.s5xx === 0 && many.p95 < 300 && many.rps >= 1000 ? 'met' : 'NOT met'}`)
     .join('; ')}`,
 );
