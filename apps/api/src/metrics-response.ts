@@ -1,4 +1,3 @@
-import { StreamableFile } from '@nestjs/common';
 import { toMetricColumns, type MetricsQuery, type RunMetricSeries } from '@starpo/contracts';
 import type { Response } from 'express';
 import { seriesCsv, type MetricsAnswer } from './metrics.service.js';
@@ -17,24 +16,22 @@ export function renderMetrics(series: RunMetricSeries[], format: MetricsQuery['f
 const GZIP_MIN_CHARS = 1400;
 
 /**
- * Sets the answer's ETag and type, and returns what to send: the text, or its cached gzip when the
- * client accepts it (every browser does). The dashboard revalidates (`no-cache`) and gets a 304
- * while nothing changed: Express answers 304 by itself when the request's If-None-Match names the
- * ETag set here (the body is then empty and not sent).
+ * Sends the answer with its ETag and type: the text, or its cached gzip when the client accepts it
+ * (every browser does). The dashboard revalidates (`no-cache`) and gets a 304 while nothing changed:
+ * Express answers 304 by itself when the request's If-None-Match names the ETag set here. Sent with
+ * Express's own `send` (a Buffer as it is), not returned through Nest, which would stream a Buffer.
  */
-export function sendMetrics(
-  res: Response,
-  answer: MetricsAnswer,
-  format: MetricsQuery['format'],
-  csvName: string,
-): string | StreamableFile {
+export function sendMetrics(res: Response, answer: MetricsAnswer, format: MetricsQuery['format'], csvName: string): void {
   res.setHeader('ETag', answer.etag);
   res.setHeader('Cache-Control', 'private, no-cache');
   res.vary('Accept-Encoding');
   if (format === 'csv') res.type('text/csv').attachment(csvName);
   else res.type('application/json');
   const body = answer.body ?? '';
-  if (body.length < GZIP_MIN_CHARS || !/\bgzip\b/.test(String(res.req.headers['accept-encoding'] ?? ''))) return body;
+  if (body.length < GZIP_MIN_CHARS || !/\bgzip\b/.test(String(res.req.headers['accept-encoding'] ?? ''))) {
+    res.send(body);
+    return;
+  }
   res.setHeader('Content-Encoding', 'gzip');
-  return new StreamableFile(answer.gzipped());
+  res.send(answer.gzipped());
 }

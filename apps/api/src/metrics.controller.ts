@@ -1,4 +1,4 @@
-import { Controller, Headers, Inject, Res, StreamableFile } from '@nestjs/common';
+import { Controller, Headers, Inject, Res } from '@nestjs/common';
 import { Route, Valid, type Parsed } from './route.js';
 import { ROUTES } from '@starpo/contracts';
 import type { Response } from 'express';
@@ -17,11 +17,11 @@ export class MetricsController {
     @CurrentActor() a: Actor,
     @Valid('query') query: Parsed<typeof ROUTES.metrics, 'query'>,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<string | StreamableFile> {
+    @Res() res: Response,
+  ): Promise<void> {
     const answer = await this.metrics.answer(a, query, undefined, ifNoneMatch, `runs ${query.format}`, (series) =>
       renderMetrics(series, query.format, true),
     );
-    return sendMetrics(res, answer, query.format, 'metrics.csv');
+    sendMetrics(res, answer, query.format, 'metrics.csv');
   }
 }

@@ -1,4 +1,4 @@
-import { Controller, Headers, Inject, Param, Res, StreamableFile, UseGuards } from '@nestjs/common';
+import { Controller, Headers, Inject, Param, Res, UseGuards } from '@nestjs/common';
 import { Route, Valid, type Parsed } from './route.js';
 import { SkipThrottle, ThrottlerGuard } from '@nestjs/throttler';
 import { type CheckpointInfo, type LogLine, type Page, type PruneResult, type RunDetail, type RunSummary, ROUTES } from '@starpo/contracts';
@@ -94,12 +94,12 @@ export class RunsController {
     @Param('id') id: string,
     @Valid('query') query: Parsed<typeof ROUTES.runMetrics, 'query'>,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<string | StreamableFile> {
+    @Res() res: Response,
+  ): Promise<void> {
     const answer = await this.metrics.answer(a, query, id, ifNoneMatch, `run ${query.format}`, (series) =>
       renderMetrics(series, query.format, false),
     );
-    return sendMetrics(res, answer, query.format, `${id}-metrics.csv`);
+    sendMetrics(res, answer, query.format, `${id}-metrics.csv`);
   }
 
   @Route(ROUTES.metricKeys)
