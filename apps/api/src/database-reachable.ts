@@ -2,6 +2,8 @@ import type pg from 'pg';
 
 /** How long one probe's answer stands for every failure that asks (a burst of timeouts costs one probe). */
 const PROBE_FRESH_MS = 1_000;
+/** A database that does not answer `SELECT 1` within this is away: a frozen one still gets its 503 within seconds. */
+const PROBE_WAIT_MS = 250;
 
 /**
  * Whether the database answers right now, asked through the probe's own pool (the one /health uses).
@@ -19,10 +21,13 @@ export class DatabaseReachability {
     if (!this.last || now - this.last.at > PROBE_FRESH_MS) {
       this.last = {
         at: now,
-        up: this.probe.query('SELECT 1').then(
-          () => true,
-          () => false,
-        ),
+        up: Promise.race([
+          this.probe.query('SELECT 1').then(
+            () => true,
+            () => false,
+          ),
+          new Promise<boolean>((resolve) => setTimeout(resolve, PROBE_WAIT_MS, false).unref()),
+        ]),
       };
     }
     return this.last.up;
