@@ -42,7 +42,7 @@ export class ErrorsFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse<Response>();
     const described = this.describe(exception);
     if (described.body.error !== 'database_unavailable' || !this.database) return this.send(res, exception, described);
-    // a query that timed out while the database answers others is load, not an outage (the tester's 503 "unreachable" under 200 clients)
+    // a query that timed out while the database answers others is load, not an outage (503 "unreachable" under 200 clients with Postgres healthy)
     void this.database.reachable().then((up) => this.send(res, exception, up ? BUSY : described));
   }
 
