@@ -13,6 +13,8 @@ import { benchApi, postgresCpuSeconds } from './bench-database.mjs';
 const CLIENTS = Number(process.env.BENCH_LOAD_CLIENTS ?? 200);
 /** Seconds each measurement lasts (BENCH_LOAD_SECONDS=20 for steadier figures). */
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
+/** Only the routes whose label contains this (BENCH_LOAD_ONLY=charts), for measuring one change. */
+const ONLY = process.env.BENCH_LOAD_ONLY ?? '';
 const KEYS = 30;
 /** What a browser sends: the charts' answers then come gzipped (one row asks for the plain bytes, beside it). */
 const ACCEPT_ENCODING = 'gzip, deflate, br';
@@ -128,6 +130,7 @@ async function load(route, connections, seconds = SECONDS) {
     s304: count(304, 305),
     other: count(0, 200) + count(300, 304) + count(305, 500) + r.errors + r.timeouts,
     apiCpu: (cpu.user + cpu.system) / 1e6 / r.seconds,
+    clientCpu: r.cpu / r.seconds,
     pgCpu: pg0 === null ? null : (postgresCpuSeconds() - pg0) / r.seconds,
   };
 }
@@ -151,7 +154,7 @@ const wireBytes = (encoding) =>
   });
 log(`  a chart's answer: ${fmt(await wireBytes('identity'))} bytes plain, ${fmt(await wireBytes(ACCEPT_ENCODING))} gzipped`);
 const rows = [];
-for (const route of routes) {
+for (const route of routes.filter((r) => r.label.includes(ONLY))) {
   await load(route, 8, 2); // warm the JIT, the pool and the caches first
   const one = await load(route, 1);
   const many = await load(route, CLIENTS);
@@ -162,12 +165,12 @@ const ms = (x) => (Number.isFinite(x) ? x.toFixed(x < 10 ? 1 : 0) : '–');
 const cell = (m) => `${fmt(m.rps)} | ${ms(m.p50)} / ${ms(m.p95)} / ${ms(m.p99)} | ${m.s5xx}`;
 log('');
 log(
-  `| route | 1 client: req/s | p50 / p95 / p99 ms | 5xx | ${CLIENTS} clients: req/s | p50 / p95 / p99 ms | 5xx | 304 | other | CPU s/s: API, Postgres |`,
+  `| route | 1 client: req/s | p50 / p95 / p99 ms | 5xx | ${CLIENTS} clients: req/s | p50 / p95 / p99 ms | 5xx | 304 | other | CPU s/s: API, Postgres, clients |`,
 );
 log('|---|---|---|---|---|---|---|---|---|---|');
 for (const { route, one, many } of rows)
   log(
-    `| ${route.label} | ${cell(one)} | ${cell(many)} | ${many.s304} | ${many.other} | ${many.apiCpu.toFixed(2)}, ${many.pgCpu === null ? '?' : many.pgCpu.toFixed(2)} |`,
+    `| ${route.label} | ${cell(one)} | ${cell(many)} | ${many.s304} | ${many.other} | ${many.apiCpu.toFixed(2)}, ${many.pgCpu === null ? '?' : many.pgCpu.toFixed(2)}, ${many.clientCpu.toFixed(2)} |`,
   );
 log('');
 log(

@@ -23,7 +23,7 @@ import { MetricsController } from './metrics.controller.js';
 import { MetricsService } from './metrics.service.js';
 import { RunsController } from './runs.controller.js';
 import { RunsService } from './runs.service.js';
-import { SharedReads } from './shared-reads.js';
+import { SharedReads, TeamReadsInFlight } from './shared-reads.js';
 import { SweeperService } from './sweeper.service.js';
 import { RequestGuard } from './security/request.guard.js';
 import { DB, PROBE, QUEUE, SETTINGS, type ApiSettings } from './di-tokens.js';
@@ -97,6 +97,7 @@ export class AppModule {
         AuthService,
         { provide: APP_GUARD, useClass: RequestGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
+        TeamReadsInFlight,
         { provide: APP_INTERCEPTOR, useClass: SharedReads },
         RunsService,
         MetricsService,

@@ -27,9 +27,8 @@ export function sendMetrics(res: Response, answer: MetricsAnswer, format: Metric
   res.vary('Accept-Encoding');
   if (format === 'csv') res.type('text/csv').attachment(csvName);
   else res.type('application/json');
-  const body = answer.body ?? '';
-  if (body.length < GZIP_MIN_CHARS || !/\bgzip\b/.test(String(res.req.headers['accept-encoding'] ?? ''))) {
-    res.send(body);
+  if (answer.body === null || answer.body.length < GZIP_MIN_CHARS || !/\bgzip\b/.test(String(res.req.headers['accept-encoding'] ?? ''))) {
+    res.send(answer.body ?? '');
     return;
   }
   res.setHeader('Content-Encoding', 'gzip');

@@ -6,6 +6,7 @@ import { bySeries, downsampledSeries, metricKeys, metricPoints, metricVersions, 
 import { LRUCache } from 'lru-cache';
 import type { Actor } from './auth/actor.js';
 import { DB } from './di-tokens.js';
+import { TeamReadsInFlight } from './shared-reads.js';
 import { isUuid } from './validation.js';
 
 type Series = Awaited<ReturnType<typeof downsampledSeries>>;
@@ -18,17 +19,18 @@ const CACHED_BODY_CHARS = 32_000_000;
 /** A metrics query as the routes parse it (one run's route names the run in its path instead). */
 type SeriesQuery = Omit<MetricsQuery, 'runs'> & Partial<Pick<MetricsQuery, 'runs'>>;
 
-/** A rendered metrics answer: its ETag, and its text unless the caller's copy is current (then null: answer 304). */
-export interface MetricsAnswer {
-  etag: string;
-  body: string | null;
-  /** The body gzipped, compressed once per ETag and kept beside it. */
-  gzipped: () => Buffer;
-}
+/**
+ * A rendered metrics answer: its ETag, and its text unless the caller's copy is current (then null:
+ * answer 304); `gzipped` is the text compressed once per ETag and kept beside it.
+ */
+export type MetricsAnswer = { etag: string; body: null } | { etag: string; body: string; gzipped: () => Buffer };
 
 @Injectable()
 export class MetricsService {
-  constructor(@Inject(DB) private readonly db: Db) {}
+  constructor(
+    @Inject(DB) private readonly db: Db,
+    @Inject(TeamReadsInFlight) private readonly reads: TeamReadsInFlight,
+  ) {}
 
   /**
    * Whole-history downsampled series per run, with the run's metric version they were read at. A
@@ -75,23 +77,27 @@ export class MetricsService {
   ): Promise<MetricsAnswer> {
     const asked = runId ? [runId] : (q.runs ?? []);
     if (!asked.length) throw new ValidationError([{ path: 'runs', message: 'name at least one run id' }], 'query');
-    // one statement checks the team and reads the versions (an id that is no uuid is no run of it)
-    const versions = await teamMetricVersions(this.db, actor.teamId, asked.filter(isUuid));
+    // one statement checks the team and reads the versions (an id that is no uuid is no run of it),
+    // shared by the team's screens that ask for the same runs meanwhile: a 304 then costs no statement
+    const uuids = asked.filter(isUuid);
+    const versions = await this.reads.share(actor.teamId, `metric versions ${uuids.join(',')}`, () =>
+      teamMetricVersions(this.db, actor.teamId, uuids),
+    );
     const ids = [...versions.keys()];
     if (runId && !ids.length) throw new NotFoundException(`run ${runId} not found`);
     const tag = createHash('sha1')
       .update(JSON.stringify([shape, q, ids.map((id) => [id, versions.get(id) ?? ''])]))
       .digest('base64url');
     const etag = `"m-${tag}"`;
-    const none = () => Buffer.alloc(0);
-    if (ifNoneMatch?.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) return { etag, body: null, gzipped: none };
-    let body = this.bodies.get(etag);
-    if (body === undefined) {
-      body = render(await this.read(ids, q));
-      this.bodies.set(etag, body);
-    }
-    const text = body;
-    return { etag, body, gzipped: () => this.gzipped(etag, text) };
+    if (ifNoneMatch?.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) return { etag, body: null };
+    const text =
+      this.bodies.get(etag) ??
+      (await this.reads.share(actor.teamId, `metrics body ${etag}`, async () => {
+        const body = render(await this.read(ids, q));
+        this.bodies.set(etag, body);
+        return body;
+      }));
+    return { etag, body: text, gzipped: () => this.gzipped(etag, text) };
   }
 
   /** Series of runs `ids` (checked to be the caller's). */

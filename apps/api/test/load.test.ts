@@ -161,33 +161,65 @@ describe('reads that many screens repeat', () => {
       .expect(304);
   });
 
-  it('identical lists asked while one is read share its answer, and a write is seen by the next list', async () => {
-    const list = () => t.http.get('/api/runs?limit=50').set('Authorization', owner.auth);
-    await list().expect(200);
-    // a lock from outside keeps the first list in flight while nine more arrive
+  /**
+   * `read` once, then nine more times while a lock from outside keeps the first in flight; the
+   * answers, and how many statements matching `pattern` were sent meanwhile.
+   */
+  async function burstBehindLock<T>(read: () => Promise<T>, pattern: RegExp): Promise<{ answers: T[]; statements: number }> {
     const locker = new pg.Client({ connectionString: t.database.url });
     await locker.connect();
     try {
-      let answers: { status: number; body: { items: unknown[] } }[] = [];
-      const reads = await statements(/FROM "public"\."runs"/, async () => {
+      let answers: T[] = [];
+      const n = await statements(pattern, async () => {
         await locker.query('BEGIN');
         await locker.query('LOCK TABLE runs IN ACCESS EXCLUSIVE MODE');
-        const first = list().then((r) => r);
+        const first = read();
         await new Promise((r) => setTimeout(r, 150));
-        const rest = Array.from({ length: 9 }, () => list().then((r) => r));
+        const rest = Array.from({ length: 9 }, read);
         await new Promise((r) => setTimeout(r, 150));
         await locker.query('COMMIT');
         answers = await Promise.all([first, ...rest]);
       });
-      expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
-      expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).toBe(1);
-      expect(reads).toBe(1);
+      return { answers, statements: n };
     } finally {
       await locker.end();
     }
+  }
+
+  it('identical lists asked while one is read share its answer, and a write is seen by the next list', async () => {
+    const list = () => t.http.get('/api/runs?limit=50').set('Authorization', owner.auth);
+    await list().expect(200);
+    const { answers, statements: reads } = await burstBehindLock(() => list().then((r) => r), /FROM "public"\."runs"/);
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).toBe(1);
+    expect(reads).toBe(1);
     const before = (await list().expect(200)).body.items.length;
     await t.http.post('/api/runs').set('Authorization', owner.auth).send({ preset: 'quick-cpu' }).expect(201);
     expect((await list().expect(200)).body.items).toHaveLength(before + 1);
+  });
+
+  it("screens revalidating a run's charts at once share one version check, and a point ingested meanwhile is seen next", async () => {
+    const post = (path: string, body: object) => t.http.post(path).set('Authorization', owner.auth).send(body);
+    const run = (await post('/api/runs', { name: 'burst', external: true, config: { env: { name: 'sokoban' } } }).expect(201)).body;
+    await post(`/api/runs/${run.id}/ingest/metrics`, { points: [{ key: 'train/loss', step: 0, value: 1 }] }).expect(200);
+    const path = `/api/runs/${run.id}/metrics?keys=train/loss`;
+    const etag = (await t.http.get(path).set('Authorization', owner.auth).expect(200)).headers.etag as string;
+    const revalidate = () =>
+      t.http
+        .get(path)
+        .set('Authorization', owner.auth)
+        .set('If-None-Match', etag)
+        .then((r) => r);
+
+    const { answers, statements: checks } = await burstBehindLock(revalidate, /metric_summaries/);
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(304));
+    expect(checks).toBe(1);
+
+    // a write through this instance: the next screen checks afresh and gets the new point
+    await post(`/api/runs/${run.id}/ingest/metrics`, { points: [{ key: 'train/loss', step: 1, value: 0.5 }] }).expect(200);
+    const next = await revalidate();
+    expect(next.status).toBe(200);
+    expect(next.body[0].points).toHaveLength(2);
   });
 
   it('a session is looked up once for a burst of requests, and a logout is refused at once', async () => {
