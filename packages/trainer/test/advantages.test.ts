@@ -318,7 +318,7 @@ describe('turn_return', () => {
     const a = sample();
     const b = sample();
     grounded(a);
-    computeAdvantages(
+    const bonus = computeAdvantages(
       [a, b],
       buildRunConfig(undefined, {
         algorithm: { advEstimator: 'grpo', grpoNormByStd: false, whitenAdvantages: false, reasoningBonus: { grounded: 1 } },
@@ -327,6 +327,8 @@ describe('turn_return', () => {
     // scores 12.8 and 11.8 in one group: ±0.5 on every trained token
     expect(a.advantages[0]).toBeCloseTo(0.5);
     expect(b.advantages[0]).toBeCloseTo(-0.5);
+    // the mean bonus a trajectory earned (train/reward/reasoning_bonus): 1 and 0
+    expect(bonus).toBe(0.5);
   });
   it('action credit: an action word gets its own action reward, the rest of the reply its turn credit', () => {
     const s = sample();

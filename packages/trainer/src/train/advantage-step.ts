@@ -35,9 +35,8 @@ function turnKl(s: Sample, turnOf: readonly number[]): number[] {
  * read. A KL in the reward reaches every estimator: token rewards carry it per token, turn rewards and
  * turns as each turn's sum.
  */
-function estimatorSample(s: Sample, bonus: ReasoningBonus): EstimatorSample {
+function estimatorSample(s: Sample, perTurnBonus: number[] | null): EstimatorSample {
   const t = s.traj;
-  const perTurnBonus = reasoningBonuses(s, bonus);
   const once = <T>(make: () => T) => {
     let v: T | undefined;
     return () => (v ??= make());
@@ -87,12 +86,14 @@ function estimatorSample(s: Sample, bonus: ReasoningBonus): EstimatorSample {
 /**
  * Fill `advantages` and `returns` of every sample with the configured estimator (ESTIMATORS), then
  * whiten, clip and scale the negative side as configured. Scores are the trajectory rewards including
- * format penalties (RAGEN adds the penalty before normalisation).
+ * format penalties (RAGEN adds the penalty before normalisation). Returns the mean reasoning bonus a
+ * trajectory earned, or null when the run gives none.
  */
-export function computeAdvantages(samples: Sample[], c: RunConfig): void {
+export function computeAdvantages(samples: Sample[], c: RunConfig): number | null {
   const a = c.algorithm;
+  const bonuses = samples.map((s) => reasoningBonuses(s, a.reasoningBonus));
   const est = ESTIMATORS[a.advEstimator](
-    samples.map((s) => estimatorSample(s, a.reasoningBonus)),
+    samples.map((s, i) => estimatorSample(s, bonuses[i]!)),
     a,
   );
   samples.forEach((s, i) => {
@@ -120,4 +121,5 @@ export function computeAdvantages(samples: Sample[], c: RunConfig): void {
         const scale = s.actionSlots && s.actionSlots[t] !== -1 ? actionNeg : neg;
         return v >= 0 || scale === 1 ? v : scale * v + 0; // + 0 turns −0 into 0
       });
+  return bonuses[0] ? bonuses.reduce((n, b) => n + b!.reduce((x, y) => x + y, 0), 0) / bonuses.length : null;
 }

@@ -15,7 +15,7 @@ import type { Trajectory } from '../rollout/types.js';
 import { remoteCall, type RemoteEnvCall } from '../envs/source.js';
 import { StopRequested, stopReason, throwIfStopped } from '../util/stop.js';
 import { RunActivity } from './activity.js';
-import { computeAdvantages, reasoningBonuses } from './advantage-step.js';
+import { computeAdvantages } from './advantage-step.js';
 import { actionSlots, joinRows, scoreSamples, segmentRows, toSample, valueSamples, type Sample } from './batch.js';
 import { checkpointFiles, jsonFile, restoreCheckpoint, type Learners, type SavedState } from './checkpoint.js';
 import { outOfTime } from './deadline.js';
@@ -407,11 +407,10 @@ export class TrainRun {
 
   /** 6. Advantages and returns of the configured estimator. */
   async advantages(samples: Sample[], timer: StepTimer, metrics: Record<string, number>): Promise<void> {
-    await timer.time('adv', async () => computeAdvantages(samples, this.c));
+    const bonus = await timer.time('adv', async () => computeAdvantages(samples, this.c));
     Object.assign(metrics, advantageMetrics(samples, this.learners.critic !== null));
     // shown apart from train/reward, which stays the environment's own
-    const bonuses = samples.map((s) => reasoningBonuses(s, this.c.algorithm.reasoningBonus));
-    if (bonuses[0]) metrics['train/reward/reasoning_bonus'] = mean(bonuses.map((b) => b!.reduce((x, y) => x + y, 0)));
+    if (bonus !== null) metrics['train/reward/reasoning_bonus'] = bonus;
   }
 
   /**
