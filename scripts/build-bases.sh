@@ -9,6 +9,10 @@ LOG=${LOG:-docs/results/bases}
 SOKOBAN_DIALOGUES=${SOKOBAN_DIALOGUES:-16000}
 FROZENLAKE_DIALOGUES=${FROZENLAKE_DIALOGUES:-6000}
 STARPO="node packages/trainer/dist/cli/main.js"
+# OpenBLAS picks its GEMM kernels for the CPU, and their blocking decides the order of the sums: pinned
+# to the AVX2 ones every x86-64 server of the last decade has, two machines build the same bytes
+# (with the same OpenBLAS release). Each log's first line names the kernels used.
+if [ "$(uname -m)" = x86_64 ]; then export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Haswell}; fi
 npx turbo run build --filter=@starpo/trainer... --output-logs=errors-only >/dev/null
 mkdir -p "$OUT" "$LOG"
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 extern void openblas_set_num_threads(int);
+extern char *openblas_get_corename(void);
 
 #define CHECK(call)                                                                                    \
   if ((call) != napi_ok) {                                                                             \
@@ -665,6 +666,15 @@ static napi_value SetThreads(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+// The kernels OpenBLAS picked for this CPU (OPENBLAS_CORETYPE overrides): their blocking decides the
+// order of a GEMM's sums, so two machines agree bit for bit only with the same ones.
+static napi_value CoreName(napi_env env, napi_callback_info info) {
+  napi_value name;
+  (void)info;
+  CHECK(napi_create_string_utf8(env, openblas_get_corename(), NAPI_AUTO_LENGTH, &name));
+  return name;
+}
+
 NAPI_MODULE_INIT() {
   static const struct {
     const char *name;
@@ -678,7 +688,8 @@ NAPI_MODULE_INIT() {
              {"swigluBackward", SwigluBackward},
              {"rmsNorm", RmsNorm},
              {"rmsNormBackward", RmsNormBackward},
-             {"setThreads", SetThreads}};
+             {"setThreads", SetThreads},
+             {"coreName", CoreName}};
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
     napi_value fn;
     napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &fn);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import type { Engine } from '@starpo/contracts';
 import { installBlasMatMul, type MatmulEngine } from './model/blas-kernel.js';
+import { loadSgemm } from './model/native-addon.js';
 import { installSharedIdentity } from './model/wasm-identity.js';
 import { installHeapKernels } from './model/wasm-heap-kernels.js';
 import { trainerSettings } from './settings.js';
@@ -173,7 +174,7 @@ export async function initBackend(choice: BackendChoice = 'auto', log: (msg: str
     }
     await tf.ready();
     const engine: Engine = info.name === 'wasm' || info.name === 'cpu' ? cpuEngine(info.name, log) : 'native';
-    if (engine !== 'native') info.device += engine === 'openblas' ? ', OpenBLAS matMul' : ', tfjs matMul';
+    if (engine !== 'native') info.device += engine === 'openblas' ? `, OpenBLAS matMul${blasCore()}` : ', tfjs matMul';
     current = { ...info, engine };
     // one line: what was chosen and why the faster ones were passed over
     const why =
@@ -204,6 +205,12 @@ function cpuEngine(name: 'wasm' | 'cpu', log: (msg: string) => void): Engine {
   const r = installBlasMatMul(name);
   if (!r.ok) log(`matMul stays on tfjs (the slow engine): ${r.why}`);
   return r.ok ? 'openblas' : 'tfjs';
+}
+
+/** ` (<core> kernels)`: which OpenBLAS kernels ran, so a log says why two machines' weights differ. */
+function blasCore(): string {
+  const core = loadSgemm().addon?.coreName?.(); // an addon built before coreName existed has none
+  return core ? ` (${core} kernels)` : '';
 }
 
 export function backendInfo(): BackendInfo | null {

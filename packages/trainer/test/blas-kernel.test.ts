@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { initBackend } from '../src/backend.js';
@@ -404,5 +406,16 @@ describe.skipIf(!built.addon)('the sgemm addon', () => {
     const clean = pass(0);
     expect(clean[1]!.some((x) => x !== 0)).toBe(true);
     for (const leftover of [NaN, 1e30]) expect(pass(leftover)).toEqual(clean);
+  });
+});
+
+describe.skipIf(!built.addon || process.arch !== 'x64')('OpenBLAS kernels named', () => {
+  it('names the kernels it picked, and OPENBLAS_CORETYPE (what npm run bases pins) chooses them', () => {
+    expect(built.addon!.coreName()).toMatch(/^\w+$/);
+    const addonPath = fileURLToPath(new URL('../native/build/kernels.node', import.meta.url));
+    const named = execFileSync(process.execPath, ['-e', `process.stdout.write(require(${JSON.stringify(addonPath)}).coreName())`], {
+      env: { ...process.env, OPENBLAS_CORETYPE: 'Sandybridge' },
+    }).toString();
+    expect(named).toBe('Sandybridge');
   });
 });

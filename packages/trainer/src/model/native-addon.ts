@@ -21,6 +21,8 @@ export interface NativeKernels {
     strideB: number,
   ): void;
   setThreads(n: number): void;
+  /** OpenBLAS's kernels for this CPU (e.g. Haswell, Zen, SkylakeX); OPENBLAS_CORETYPE picks them. */
+  coreName(): string;
   attentionForward(
     q: Float32Array,
     k: Float32Array,
