@@ -59,10 +59,11 @@ describe('worker executes a queued run through the database sink', () => {
     expect([...ckpt!.files.keys()]).toEqual(expect.arrayContaining(['policy.safetensors', 'state.json', 'actor-optimizer.safetensors']));
   }, 180_000);
 
-  it('a run that fails to start is marked failed with the error, not lost', async () => {
-    const team = await db.team.create({ data: { name: 'lab2' } });
+  /** A claimed run of a new team whose base model does not exist, so it fails as it starts. */
+  async function runThatCannotStart(teamName: string) {
+    const team = await db.team.create({ data: { name: teamName } });
     const config = buildRunConfig('starpo-s-grpo', { model: { base: '/no/such/model' } });
-    const run = await db.run.create({
+    return db.run.create({
       data: {
         teamId: team.id,
         name: 'bad',
@@ -73,6 +74,10 @@ describe('worker executes a queued run through the database sink', () => {
         status: 'running',
       },
     });
+  }
+
+  it('a run that fails to start is marked failed with the error, not lost', async () => {
+    const run = await runThatCannotStart('lab2');
     const result = await executeRun(db, run, new AbortController().signal, () => {});
     expect(result.status).toBe('failed');
     expect(await db.run.findUniqueOrThrow({ where: { id: run.id } })).toMatchObject({
@@ -82,19 +87,7 @@ describe('worker executes a queued run through the database sink', () => {
   });
 
   it("a failed run's log carries the error message, and its stack trace goes to the worker's stderr only", async () => {
-    const team = await db.team.create({ data: { name: 'lab3' } });
-    const config = buildRunConfig('starpo-s-grpo', { model: { base: '/no/such/model' } });
-    const run = await db.run.create({
-      data: {
-        teamId: team.id,
-        name: 'bad',
-        config: config as object,
-        environment: 'sokoban',
-        algorithm: 'grpo',
-        totalSteps: 1,
-        status: 'running',
-      },
-    });
+    const run = await runThatCannotStart('lab3');
     const stderr = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       expect((await executeRun(db, run, new AbortController().signal, () => {})).status).toBe('failed');
