@@ -72,7 +72,7 @@ export function registerPretrainCommand(program: Command, out: (line: string) =>
       );
       out(`well-formed replies ${pct(result.formatRate)} (with only valid actions ${pct(result.validReplyRate)})`);
       for (const [env, s] of Object.entries(result.success))
-        out(`${env}: validation success ${pct(s)} (teacher ${pct(result.teacherSuccess[env] ?? 0)})`);
+        out(`${env}: validation success ${pct(s)}${env in result.teacherSuccess ? ` (teacher ${pct(result.teacherSuccess[env]!)})` : ''}`);
     });
 }
 

@@ -158,7 +158,7 @@ async function pretrainModel(
       await yieldToEventLoop(); // the teacher's turns never leave the event loop on their own
       throwIfStopped(signal);
     }
-    teacherSuccess[env] = replyStats(trajs).success;
+    if (trajs.length) teacherSuccess[env] = replyStats(trajs).success; // no dialogues (an on-policy round only): no teacher score
     data.push(...trajs.flatMap((t) => segmentRanges(t).map(([a, b]) => ({ ids: t.ids.slice(a, b), lossMask: t.lossMask.slice(a, b) }))));
   }
   const tokens = data.reduce((a, d) => a + d.ids.length, 0);
