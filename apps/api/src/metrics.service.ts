@@ -93,19 +93,20 @@ export class MetricsService {
     const text =
       this.bodies.get(etag) ??
       (await this.reads.share(actor.teamId, `metrics body ${etag}`, async () => {
-        const body = render(await this.read(ids, q));
+        const body = render(await this.read(versions, q));
         this.bodies.set(etag, body);
         return body;
       }));
     return { etag, body: text, gzipped: () => this.gzipped(etag, text) };
   }
 
-  /** Series of runs `ids` (checked to be the caller's). */
-  private async read(ids: string[], q: SeriesQuery): Promise<RunMetricSeries[]> {
+  /** Series of the runs `versions` names (checked to be the caller's), read at those metric versions or later. */
+  private async read(versions: Map<string, string>, q: SeriesQuery): Promise<RunMetricSeries[]> {
+    const ids = [...versions.keys()];
     if (q.maxPoints) {
       const keys = q.keys?.length ? q.keys : null;
       return q.from === undefined && q.to === undefined
-        ? this.wholeHistory(ids, keys, q.maxPoints)
+        ? this.wholeHistory(versions, keys, q.maxPoints)
         : downsampledSeries(this.db, ids, keys, q.from ?? null, q.to ?? null, q.maxPoints);
     }
     const rows = await metricPoints(this.db, ids, q.keys ?? [], q.from, q.to);
@@ -123,13 +124,13 @@ export class MetricsService {
    * downsampledSeries over whole histories, through the cache: a run's entry is used while its metric
    * version is the one it was read at, and a fresh read is kept only when the version was the same
    * before and after it (no write committed in between, so the read saw exactly that version).
+   * `before`: the versions the answer's ETag was made from, read before this.
    */
-  private async wholeHistory(ids: string[], keys: string[] | null, maxPoints: number): Promise<Series> {
+  private async wholeHistory(before: Map<string, string>, keys: string[] | null, maxPoints: number): Promise<Series> {
     const entry = (id: string) => `${id}\u0001${maxPoints}\u0001${keys?.join('\u0001') ?? ''}`;
-    const before = await metricVersions(this.db, ids);
     const out: Series = [];
     const missed: string[] = [];
-    for (const id of ids) {
+    for (const id of before.keys()) {
       const hit = this.cache.get(entry(id));
       if (hit && hit.version === (before.get(id) ?? '')) out.push(...hit.series);
       else missed.push(id);
